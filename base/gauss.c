@@ -1,0 +1,207 @@
+/* Young & van Vliet (1995) recursive Gaussian: a causal then an anti-causal third-order IIR pass
+ * per axis, O(1) per sample whatever sigma. The recursion runs in double because for large sigma
+ * its feedback gain (1/B) amplifies float rounding; borders replicate the edge sample exactly
+ * (the right-hand initial state is the Triggs & Sdika 2006 matrix, computed numerically).
+ *
+ * Fidelity note: this is the 1995 filter as published (and as GIMP's IIR blur has it), q(sigma)
+ * relation included. Its impulse response has the Gaussian's peak but heavier tails: its
+ * variance is 2 sum p/(1-p)^2 over the poles p, i.e. 1.18 q^2 + 3.10 q, which is 78 instead of
+ * 64 at sigma 8 and 1.54 instead of 1 at sigma 1. Choosing q to match the variance instead makes
+ * the worst case worse with these poles (0.11 instead of 0.075 at sigma 1 on [0,1] data), so
+ * the published q stays. Measured max error against a sampled Gaussian on random [0,1] data:
+ * 0.048 at sigma 1, 0.023 at 2, 0.007 at 4, 0.004 at 8. */
+#include "base/gauss.h"
+
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Columns processed together by the y pass: enough for the compiler to vectorise across them,
+ * few enough that the block (height x PF_GAUSS_BLOCK doubles) stays in cache. */
+#define PF_GAUSS_BLOCK 32
+
+/* w[n] = B x[n] + a1 w[n-1] + a2 w[n-2] + a3 w[n-3], then the same backwards. m is the 3x3 map
+ * from the causal pass's last three states (minus the edge value) to the anti-causal pass's
+ * first three states (minus the edge value) for a signal that continues with its last sample. */
+typedef struct pf_yvv {
+    double B, a1, a2, a3;
+    double m[3][3];
+} pf_yvv;
+
+/* Young & van Vliet's q(sigma) and b0..b3 (their eq. 11 and 8c). */
+static void yvv_coefficients(double sigma, pf_yvv *c)
+{
+    double q = sigma >= 2.5 ? 0.98711 * sigma - 0.96330
+                            : 3.97156 - 4.14554 * sqrt(1.0 - 0.26891 * sigma);
+    double q2 = q * q, q3 = q2 * q;
+    double b0 = 1.57825 + 2.44413 * q + 1.4281 * q2 + 0.422205 * q3;
+    double b1 = 2.44413 * q + 2.85619 * q2 + 1.26661 * q3;
+    double b2 = -(1.4281 * q2 + 1.26661 * q3);
+    double b3 = 0.422205 * q3;
+    c->a1 = b1 / b0;
+    c->a2 = b2 / b0;
+    c->a3 = b3 / b0;
+    c->B = 1.0 - (c->a1 + c->a2 + c->a3);
+}
+
+/* Column j of m: the anti-causal start state produced by a causal end state e = unit vector j.
+ * Past the end the input equals the edge value u, so e[n] - u decays by the homogeneous
+ * recursion; the anti-causal pass over that tail, started at zero far enough away, gives the
+ * state at the border. `tail` steps make the neglected remainder smaller than double rounding. */
+static void yvv_boundary_matrix(pf_yvv *c, double sigma)
+{
+    int tail = (int)(12.0 * sigma) + 64;
+    double *e = malloc(sizeof(double) * (size_t)(tail + 3));
+    double *f = malloc(sizeof(double) * (size_t)(tail + 3));
+    if (!e || !f) {  /* out of memory: fall back to a zero start state (edge not replicated) */
+        free(e);
+        free(f);
+        memset(c->m, 0, sizeof c->m);
+        return;
+    }
+    for (int j = 0; j < 3; j++) {
+        /* e[0..2] hold states n-3, n-2, n-1 (oldest first); e[3 + k] is the tail at n + k. */
+        e[0] = j == 2;
+        e[1] = j == 1;
+        e[2] = j == 0;
+        for (int k = 3; k < tail + 3; k++)
+            e[k] = c->a1 * e[k - 1] + c->a2 * e[k - 2] + c->a3 * e[k - 3];
+        f[tail] = f[tail + 1] = f[tail + 2] = 0.0;
+        for (int k = tail - 1; k >= 0; k--)
+            f[k] = c->B * e[k + 3] + c->a1 * f[k + 1] + c->a2 * f[k + 2] + c->a3 * f[k + 3];
+        for (int i = 0; i < 3; i++)
+            c->m[i][j] = f[i];
+    }
+    free(e);
+    free(f);
+}
+
+static int yvv_prepare(double sigma, pf_yvv *c)
+{
+    if (!(sigma > 0.0))
+        return 0;
+    if (sigma < 0.5)
+        sigma = 0.5;
+    yvv_coefficients(sigma, c);
+    yvv_boundary_matrix(c, sigma);
+    return 1;
+}
+
+/* Both passes over one contiguous line of doubles. */
+static void yvv_line(const pf_yvv *c, double *x, int n)
+{
+    double u0 = x[0], un = x[n - 1];
+    double w1 = u0, w2 = u0, w3 = u0; /* the causal pass starts in its steady state */
+    for (int i = 0; i < n; i++) {
+        double w = c->B * x[i] + c->a1 * w1 + c->a2 * w2 + c->a3 * w3;
+        x[i] = w;
+        w3 = w2;
+        w2 = w1;
+        w1 = w;
+    }
+    double e[3] = { w1 - un, w2 - un, w3 - un };
+    double y1 = un + c->m[0][0] * e[0] + c->m[0][1] * e[1] + c->m[0][2] * e[2];
+    double y2 = un + c->m[1][0] * e[0] + c->m[1][1] * e[1] + c->m[1][2] * e[2];
+    double y3 = un + c->m[2][0] * e[0] + c->m[2][1] * e[1] + c->m[2][2] * e[2];
+    for (int i = n - 1; i >= 0; i--) {
+        double y = c->B * x[i] + c->a1 * y1 + c->a2 * y2 + c->a3 * y3;
+        x[i] = y;
+        y3 = y2;
+        y2 = y1;
+        y1 = y;
+    }
+}
+
+static void yvv_strided(const pf_yvv *c, float *data, int n, size_t step, double *buf)
+{
+    for (int i = 0; i < n; i++)
+        buf[i] = data[(size_t)i * step];
+    yvv_line(c, buf, n);
+    for (int i = 0; i < n; i++)
+        data[(size_t)i * step] = (float)buf[i];
+}
+
+int pf_gauss_iir_1d(float *data, int n, size_t step, double sigma)
+{
+    pf_yvv c;
+    if (n <= 0 || !yvv_prepare(sigma, &c))
+        return 0;
+    double *buf = malloc(sizeof(double) * (size_t)n);
+    if (!buf)
+        return -1;
+    yvv_strided(&c, data, n, step, buf);
+    free(buf);
+    return 0;
+}
+
+/* The y pass on columns [x0, x0 + nb): the recursion runs along rows of a height x nb block, so
+ * each step is an element-wise operation on nb contiguous doubles. */
+static void yvv_columns(const pf_yvv *c, float *plane, int height, size_t stride, int x0, int nb,
+                        double *blk)
+{
+    for (int y = 0; y < height; y++)
+        for (int k = 0; k < nb; k++)
+            blk[(size_t)y * nb + k] = plane[(size_t)y * stride + (size_t)(x0 + k)];
+    double last[PF_GAUSS_BLOCK], s1[PF_GAUSS_BLOCK], s2[PF_GAUSS_BLOCK], s3[PF_GAUSS_BLOCK];
+    for (int k = 0; k < nb; k++) {
+        last[k] = blk[(size_t)(height - 1) * nb + k];
+        s1[k] = s2[k] = s3[k] = blk[k];
+    }
+    for (int y = 0; y < height; y++) {
+        double *r = blk + (size_t)y * nb;
+        for (int k = 0; k < nb; k++) {
+            double w = c->B * r[k] + c->a1 * s1[k] + c->a2 * s2[k] + c->a3 * s3[k];
+            r[k] = w;
+            s3[k] = s2[k];
+            s2[k] = s1[k];
+            s1[k] = w;
+        }
+    }
+    for (int k = 0; k < nb; k++) {
+        double u = last[k], e0 = s1[k] - u, e1 = s2[k] - u, e2 = s3[k] - u;
+        s1[k] = u + c->m[0][0] * e0 + c->m[0][1] * e1 + c->m[0][2] * e2;
+        s2[k] = u + c->m[1][0] * e0 + c->m[1][1] * e1 + c->m[1][2] * e2;
+        s3[k] = u + c->m[2][0] * e0 + c->m[2][1] * e1 + c->m[2][2] * e2;
+    }
+    for (int y = height - 1; y >= 0; y--) {
+        double *r = blk + (size_t)y * nb;
+        for (int k = 0; k < nb; k++) {
+            double v = c->B * r[k] + c->a1 * s1[k] + c->a2 * s2[k] + c->a3 * s3[k];
+            r[k] = v;
+            s3[k] = s2[k];
+            s2[k] = s1[k];
+            s1[k] = v;
+        }
+    }
+    for (int y = 0; y < height; y++)
+        for (int k = 0; k < nb; k++)
+            plane[(size_t)y * stride + (size_t)(x0 + k)] = (float)blk[(size_t)y * nb + k];
+}
+
+int pf_gauss_iir_2d(float *plane, int width, int height, size_t stride, double sigma_x,
+                    double sigma_y)
+{
+    if (width <= 0 || height <= 0)
+        return 0;
+    pf_yvv c;
+    if (yvv_prepare(sigma_x, &c)) {
+        double *buf = malloc(sizeof(double) * (size_t)width);
+        if (!buf)
+            return -1;
+        for (int y = 0; y < height; y++)
+            yvv_strided(&c, plane + (size_t)y * stride, width, 1, buf);
+        free(buf);
+    }
+    if (yvv_prepare(sigma_y, &c)) {
+        double *blk = malloc(sizeof(double) * (size_t)height * PF_GAUSS_BLOCK);
+        if (!blk)
+            return -1;
+        for (int x0 = 0; x0 < width; x0 += PF_GAUSS_BLOCK) {
+            int nb = width - x0 < PF_GAUSS_BLOCK ? width - x0 : PF_GAUSS_BLOCK;
+            yvv_columns(&c, plane, height, stride, x0, nb, blk);
+        }
+        free(blk);
+    }
+    return 0;
+}

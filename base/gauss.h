@@ -1,0 +1,21 @@
+/* Recursive (IIR) Gaussian blur of Young and van Vliet 1995 ("Recursive implementation of the
+ * Gaussian filter", Signal Processing 44), on one float plane with a row stride. Shared by the
+ * texturedness measure (dataset/) and the reconstruction kernels (reconstruct/). Cost is O(1)
+ * per pixel whatever sigma. Borders are handled by replicating the edge sample. */
+#ifndef PF_BASE_GAUSS_H
+#define PF_BASE_GAUSS_H
+
+#include <stddef.h>
+
+/* Blurs a width x height plane in place along x then y with standard deviation sigma (pixels).
+ * sigma <= 0 means no blur along that axis; 0 < sigma < 0.5 is raised to 0.5, the smallest
+ * sigma the recursion's coefficient formula supports. Returns 0, or -1 when scratch memory ran
+ * out (the plane is then left partly blurred). Depends on libc and libm only: it ships inside
+ * exported libraries. */
+int pf_gauss_iir_2d(float *plane, int width, int height, size_t stride, double sigma_x,
+                    double sigma_y);
+
+/* One dimension: n samples spaced `step` floats apart. */
+int pf_gauss_iir_1d(float *data, int n, size_t step, double sigma);
+
+#endif

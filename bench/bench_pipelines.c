@@ -1,0 +1,532 @@
+/* bench_pipelines: perfora's exact JIT pipelines against what users run instead -- plain C
+ * (naive and reasonable), OpenCV 4.6 and Halide 14 (hand schedule and Adams2019) -- on blur,
+ * unsharp mask, bilateral filter, bilateral grid and median at 820x614 and 2048x1536, with 1
+ * and 2 threads; plus perfora's compile latency per app and the peak RSS of `perfora run`.
+ * Every time is the median of interleaved repetitions in this one run; the tables give ratios,
+ * which survive a shared, loaded machine where absolute times do not. Outputs are checked
+ * against perfora's wherever the comparator computes the same thing (max |difference|).
+ * Usage: bench_pipelines --help. docs/bench.md explains every column. */
+#include "bench/bench_latency.h"
+#include "bench/bench_util.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_METHODS 16
+#define MAX_SCHED 4
+
+static const char *const app_file[BENCH_APP_COUNT] = {
+    "blur", "unsharp_mask", "bilateral_filter", "bilateral_grid", "median"
+};
+
+typedef struct options {
+    int reps;            /* timed rounds */
+    double budget_ms;    /* per method and table: fewer rounds for slow methods */
+    int sizes;           /* bit 0: 820x614, bit 1: 2048x1536 */
+    int threads;         /* bit 0: 1 thread, bit 1: 2 threads */
+    unsigned apps;       /* bit per bench_app */
+    bool speed, latency, rss;
+    int compile_reps;
+    const char *photo;
+} options;
+
+/* One row of a table: a method bound to its own output image. */
+typedef struct row {
+    char name[48];
+    bench_method m;
+    pf_image *out;
+    pf_variant *pv;       /* perfora rows: the variant (run through bench_run) */
+    pf_image *pv_in;
+    bool perfora;
+    bool ok;              /* usable */
+    char why[320];        /* n/a reason, or a note */
+    double diff;          /* max |out - perfora default| where comparable; NAN if not */
+    double t[64];
+    int n, reps;
+    double cpu, wall;     /* summed over the timed runs: cpu / wall = threads really busy */
+} row;
+
+/* ---- methods ---- */
+
+static int perfora_run(row *r, pf_error *err)
+{
+    return bench_run(r->pv, r->pv_in, r->out, err);
+}
+
+static int row_run(row *r)
+{
+    if (r->perfora) {
+        pf_error err;
+        if (perfora_run(r, &err) != 0) {
+            snprintf(r->why, sizeof r->why, "run failed: %.250s", err.msg);
+            return -1;
+        }
+        return 0;
+    }
+    return r->m.run(r->m.ctx);
+}
+
+static void row_free(row *r)
+{
+    bench_method_free(&r->m);
+    pf_variant_free(r->pv);
+    pf_image_free(r->out);
+    memset(r, 0, sizeof *r);
+}
+
+/* The exact schedule files bench/schedules/APP.NAME.sched, sorted, at most MAX_SCHED. (Files
+ * named APP_something.sched, e.g. blur_paper.tiled.sched, are perforated variants for
+ * bench_perforation.) */
+static int find_schedules(const char *app, char out[][512])
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/bench/schedules", BENCH_SRC);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    size_t la = strlen(app);
+    while ((e = readdir(d)) && n < MAX_SCHED) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, app, la) == 0 && l > 6 && strcmp(e->d_name + l - 6, ".sched") == 0
+            && e->d_name[la] == '.')
+            snprintf(out[n++], 512, "%.255s/%.200s", dir, e->d_name);
+    }
+    closedir(d);
+    for (int i = 0; i < n; i++)  /* a few names: insertion sort */
+        for (int j = i; j > 0 && strcmp(out[j - 1], out[j]) > 0; j--) {
+            char t[512];
+            memcpy(t, out[j], 512);
+            memcpy(out[j], out[j - 1], 512);
+            memcpy(out[j - 1], t, 512);
+        }
+    return n;
+}
+
+static void add_comparator(row *r, const char *name, int rc, pf_image *out)
+{
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->out = out;
+    r->ok = rc == 0;
+    bench_strcpy(r->why, sizeof r->why, r->m.note);
+    r->diff = NAN;
+}
+
+/* Adds a perfora row for schedule file `sched` (NULL: the default schedule). */
+static void add_perfora(row *r, bench_prog *bp, const char *sched, int threads, pf_image *in,
+                        pf_image *out)
+{
+    pf_error err;
+    const char *base = sched ? strrchr(sched, '/') + 1 : NULL;
+    snprintf(r->name, sizeof r->name, "perfora %s", base ? base : "default");
+    r->perfora = true;
+    r->out = out;
+    r->pv_in = in;
+    r->diff = NAN;
+    pf_schedule *s = bench_prog_schedule(bp, sched, &err);
+    if (sched && !s) {
+        snprintf(r->why, sizeof r->why, "n/a: %.300s", err.msg);
+        return;
+    }
+    r->pv = bench_compile(bp, s, threads, false, &err);
+    if (s) {
+        pf_schedule_free(s);
+        free(s);
+    }
+    pf_schedule_clear(bp->prog);
+    if (!r->pv) {
+        snprintf(r->why, sizeof r->why, "n/a: %.300s", err.msg);
+        return;
+    }
+    r->ok = true;
+}
+
+/* ---- one table: an app at one size and thread count ---- */
+
+typedef struct app_bench {
+    bench_app app;
+    bench_prog prog;
+    pf_image *in, *ref;   /* the input and perfora's default output (1 thread) */
+    bench_method hl[2];   /* hand, Adams2019: compiled once, shared by both thread counts */
+    pf_image *hl_out[2];
+    int hl_rc[2];
+} app_bench;
+
+static void first_line(char *s)
+{
+    s[strcspn(s, "\n")] = 0;
+}
+
+/* Runs every usable row once (warm-up and output check), then interleaved rounds. */
+static void measure(row *rows, int n, const options *o, const pf_image *ref)
+{
+    for (int i = 0; i < n; i++) {
+        row *r = &rows[i];
+        if (!r->ok)
+            continue;
+        double t0 = bench_now_ms();
+        if (row_run(r) != 0) {
+            r->ok = false;
+            continue;
+        }
+        double w = bench_now_ms() - t0;
+        if (r->m.finish)
+            r->m.finish(r->m.ctx);
+        if (r->perfora || r->m.check) {
+            int at[3];
+            long bad;
+            r->diff = bench_max_diff_at(r->out, ref, r->perfora ? 0 : r->m.x0,
+                                        r->perfora ? 0 : r->m.y0,
+                                        r->perfora ? ref->width : r->m.x1,
+                                        r->perfora ? ref->height : r->m.y1, 1e-4, at, &bad);
+            if (bad) {  /* more than rounding: say where */
+                char note[320];
+                snprintf(note, sizeof note, "%ld samples differ by > 1e-4, max at (%d, %d, %d): "
+                         "%g vs perfora %g; %.150s", bad, at[0], at[1], at[2],
+                         *pf_image_at(r->out, at[0], at[1], at[2]),
+                         *pf_image_at(ref, at[0], at[1], at[2]), r->why);
+                bench_strcpy(r->why, sizeof r->why, note);
+            }
+        }
+        r->reps = (int)(o->budget_ms / (w > 0.01 ? w : 0.01));
+        r->reps = r->reps < 1 ? 1 : r->reps > o->reps ? o->reps : r->reps;
+    }
+    for (int round = 0; round < o->reps; round++)
+        for (int i = 0; i < n; i++) {
+            row *r = &rows[i];
+            if (!r->ok || round >= r->reps)
+                continue;
+            double t0 = bench_now_ms(), c0 = bench_cpu_ms();
+            if (row_run(r) != 0) {
+                r->ok = false;
+                continue;
+            }
+            r->t[r->n++] = bench_now_ms() - t0;
+            r->wall += r->t[r->n - 1];
+            r->cpu += bench_cpu_ms() - c0;
+        }
+}
+
+static double row_median(const row *r)
+{
+    return r->ok && r->n ? bench_median(r->t, r->n) : NAN;
+}
+
+static void print_rows(const row *rows, int n, double t_perfora)
+{
+    printf("  %-34s %10s %10s %5s %8s %9s %11s  %s\n", "method", "median ms", "min ms", "runs",
+           "cpu/wall", "perfora/x", "max|diff|", "notes");
+    for (int i = 0; i < n; i++) {
+        const row *r = &rows[i];
+        char why[320];
+        snprintf(why, sizeof why, "%s", r->why);
+        first_line(why);
+        if (!r->ok) {
+            printf("  %-34s %10s %10s %5s %8s %9s %11s  %s\n", r->name, "n/a", "", "", "", "", "",
+                   why);
+            continue;
+        }
+        double med = row_median(r);
+        char diff[32] = "-";
+        if (!isnan(r->diff))
+            snprintf(diff, sizeof diff, "%.2g", r->diff);
+        printf("  %-34s %10.3f %10.3f %5d %8.2f %9.2f %11s  %s\n", r->name, med,
+               bench_min(r->t, r->n), r->n, r->cpu / r->wall, t_perfora / med, diff, why);
+    }
+}
+
+/* The summary ratios of one table, kept for the final ratio table. */
+typedef struct summary {
+    bool done;
+    double perfora, best;          /* default schedule; best perfora row */
+    double naive, reasonable, cv, hand, adams;  /* NAN when not measured */
+    char best_name[48];
+} summary;
+
+static double named(const row *rows, int n, const char *part)
+{
+    for (int i = 0; i < n; i++)
+        if (strstr(rows[i].name, part))
+            return row_median(&rows[i]);
+    return NAN;
+}
+
+static void run_table(app_bench *ab, int threads, const options *o, summary *sum)
+{
+    row rows[MAX_METHODS];
+    memset(rows, 0, sizeof rows);
+    int n = 0;
+    pf_image *in = ab->in;
+    bench_img vin = bench_view(in);
+    pf_error err;
+    if (threads == 1) {
+        for (int naive = 1; naive >= 0; naive--) {
+            pf_image *out = pf_image_new(in->width, in->height, 3, &err);
+            bench_img vo = bench_view(out);
+            int rc = bench_plainc_make(ab->app, naive, &vin, &vo, &rows[n].m);
+            add_comparator(&rows[n++], naive ? "C naive" : "C reasonable", rc, out);
+        }
+    }
+#ifdef BENCH_HAVE_OPENCV
+    bench_cv_set_threads(threads);
+    {
+        pf_image *out = pf_image_new(in->width, in->height, 3, &err);
+        bench_img vo = bench_view(out);
+        int rc = bench_cv_make(ab->app, &vin, &vo, &rows[n].m);
+        char name[48];
+        snprintf(name, sizeof name, "OpenCV %s", bench_cv_version());
+        add_comparator(&rows[n++], name, rc, out);
+    }
+#endif
+#ifdef BENCH_HAVE_HALIDE
+    bench_hl_set_threads(threads);
+    for (int a = 0; a < 2; a++) {
+        row *r = &rows[n++];
+        snprintf(r->name, sizeof r->name, "Halide %s %s", bench_hl_version(),
+                 a ? "Adams2019" : "hand");
+        r->m = ab->hl[a];
+        r->m.destroy = NULL;  /* the method and its output belong to app_bench */
+        r->out = ab->hl_out[a];
+        r->ok = ab->hl_rc[a] == 0;
+        snprintf(r->why, sizeof r->why, "%s%s", r->ok ? "" : "n/a: ", ab->hl[a].note);
+        r->diff = NAN;
+    }
+#endif
+    int first_perfora = n;
+    add_perfora(&rows[n], &ab->prog, NULL, threads, in,
+                pf_image_new(in->width, in->height, 3, &err));
+    n++;
+    char scheds[MAX_SCHED][512];
+    int ns = find_schedules(app_file[ab->app], scheds);
+    for (int s = 0; s < ns; s++, n++)
+        add_perfora(&rows[n], &ab->prog, scheds[s], threads, in,
+                    pf_image_new(in->width, in->height, 3, &err));
+    measure(rows, n, o, ab->ref);
+    double tp = row_median(&rows[first_perfora]);
+    printf("\n%s %dx%d, %d thread%s\n", app_file[ab->app], in->width, in->height, threads,
+           threads > 1 ? "s" : "");
+    print_rows(rows, n, tp);
+    sum->done = true;
+    sum->perfora = tp;
+    sum->best = tp;
+    snprintf(sum->best_name, sizeof sum->best_name, "default");
+    for (int i = first_perfora + 1; i < n; i++) {
+        double t = row_median(&rows[i]);
+        if (!isnan(t) && (isnan(sum->best) || t < sum->best)) {
+            sum->best = t;
+            snprintf(sum->best_name, sizeof sum->best_name, "%s", rows[i].name + 8);
+        }
+    }
+    sum->naive = named(rows, n, "C naive");
+    sum->reasonable = named(rows, n, "C reasonable");
+    sum->cv = named(rows, n, "OpenCV");
+    sum->hand = named(rows, n, " hand");
+    sum->adams = named(rows, n, " Adams2019");
+    for (int i = 0; i < n; i++) {
+        if (strncmp(rows[i].name, "Halide", 6) == 0) {
+            rows[i].m.ctx = NULL;  /* not ours to free */
+            rows[i].out = NULL;
+        }
+        row_free(&rows[i]);
+    }
+}
+
+/* ---- per size and app ---- */
+
+static int app_setup(app_bench *ab, bench_app app, pf_image *in, pf_error *err)
+{
+    memset(ab, 0, sizeof *ab);
+    ab->app = app;
+    ab->in = in;
+    char path[512];
+    snprintf(path, sizeof path, "%s/apps/%s.pf", BENCH_SRC, app_file[app]);
+    if (bench_prog_load(&ab->prog, path, err) != 0)
+        return -1;
+    pf_variant *v = bench_compile(&ab->prog, NULL, 1, false, err);
+    if (!v)
+        return -1;
+    ab->ref = pf_image_new(in->width, in->height, 3, err);
+    int rc = bench_run(v, in, ab->ref, err);
+    pf_variant_free(v);
+    if (rc != 0)
+        return -1;
+#ifdef BENCH_HAVE_HALIDE
+    bench_img vin = bench_view(in);
+    for (int a = 0; a < 2; a++) {
+        ab->hl_out[a] = pf_image_new(in->width, in->height, 3, err);
+        bench_img vo = bench_view(ab->hl_out[a]);
+        double t0 = bench_now_ms();
+        ab->hl_rc[a] = bench_hl_make(app, a, &vin, &vo, &ab->hl[a]);
+        fprintf(stderr, "  [Halide %s %s: %s in %.1f s]\n", app_file[app],
+                a ? "Adams2019" : "hand", ab->hl_rc[a] ? "failed" : "compiled",
+                (bench_now_ms() - t0) / 1e3);
+    }
+#endif
+    return 0;
+}
+
+static void app_teardown(app_bench *ab)
+{
+    for (int a = 0; a < 2; a++) {
+        bench_method_free(&ab->hl[a]);
+        pf_image_free(ab->hl_out[a]);
+    }
+    pf_image_free(ab->ref);
+    bench_prog_free(&ab->prog);
+}
+
+static void print_ratio_table(summary s[2][2][BENCH_APP_COUNT], const options *o)
+{
+    static const int W[2] = { 820, 2048 }, H[2] = { 614, 1536 };
+    printf("\n## Ratios (time of perfora exact JIT / time of the other; < 1: perfora faster)\n");
+    printf("%-17s %-9s %3s %8s %8s %8s %8s %8s %11s %11s  %s\n", "app", "size", "thr",
+           "/naiveC", "/reasC", "/OpenCV", "/HL-hand", "/HL-Adams", "best/HLhand",
+           "best/HLAdams", "best perfora schedule");
+    for (int z = 0; z < 2; z++)
+        for (int t = 0; t < 2; t++)
+            for (int a = 0; a < BENCH_APP_COUNT; a++) {
+                const summary *q = &s[z][t][a];
+                if (!q->done)
+                    continue;
+                char size[16];
+                snprintf(size, sizeof size, "%dx%d", W[z], H[z]);
+                printf("%-17s %-9s %3d %8.2f %8.2f %8.2f %8.2f %8.2f %11.2f %11.2f  %s\n",
+                       app_file[a], size, t + 1, q->perfora / q->naive,
+                       q->perfora / q->reasonable, q->perfora / q->cv, q->perfora / q->hand,
+                       q->perfora / q->adams, q->best / q->hand, q->best / q->adams,
+                       q->best_name);
+            }
+    (void)o;
+}
+
+static int speed(const options *o)
+{
+    static const int W[2] = { 820, 2048 }, H[2] = { 614, 1536 };
+    static summary sum[2][2][BENCH_APP_COUNT];
+    printf("\n## Speed: median of up to %d interleaved runs per method (budget %.0f ms each)\n",
+           o->reps, o->budget_ms);
+#ifndef BENCH_HAVE_OPENCV
+    printf("(OpenCV not found at configure time: its rows are missing)\n");
+#endif
+#ifndef BENCH_HAVE_HALIDE
+    printf("(Halide 14 not found at configure time: its rows are missing)\n");
+#endif
+    for (int z = 0; z < 2; z++) {
+        if (!(o->sizes & (1 << z)))
+            continue;
+        pf_error err;
+        pf_image *in = bench_photo(o->photo, W[z], H[z], &err);
+        if (!in) {
+            fprintf(stderr, "bench_pipelines: %s\n", err.msg);
+            return 1;
+        }
+        for (int a = 0; a < BENCH_APP_COUNT; a++) {
+            if (!(o->apps & (1u << a)))
+                continue;
+            app_bench ab;
+            if (app_setup(&ab, (bench_app)a, in, &err) != 0) {
+                printf("\n%s %dx%d: n/a: %s\n", app_file[a], W[z], H[z], err.msg);
+                app_teardown(&ab);
+                continue;
+            }
+            for (int t = 0; t < 2; t++)
+                if (o->threads & (1 << t))
+                    run_table(&ab, t + 1, o, &sum[z][t][a]);
+            app_teardown(&ab);
+            fflush(stdout);
+        }
+        pf_image_free(in);
+    }
+    print_ratio_table(sum, o);
+    return 0;
+}
+
+/* ---- command line ---- */
+
+static const char usage[] =
+    "usage: bench_pipelines [options]\n"
+    "  --reps N          timed rounds per table (default 9)\n"
+    "  --budget MS       a method whose warm-up run takes w ms gets at most MS / w rounds "
+    "(default 4000)\n"
+    "  --size S          820 | 2048 | all (default all)\n"
+    "  --threads T       1 | 2 | all (default all)\n"
+    "  --app NAME        blur | unsharp_mask | bilateral_filter | bilateral_grid | median "
+    "(repeatable; default all)\n"
+    "  --only PART       speed | latency | rss (repeatable; default all three)\n"
+    "  --compile-reps N  compilations per app for the latency table (default 11)\n"
+    "  --photo FILE      the input photo (default data/images/train/natural_0_820x614.png)\n";
+
+static int parse_args(int argc, char **argv, options *o)
+{
+    *o = (options){ 9, 4000.0, 3, 3, 0, false, false, false, 11,
+                    BENCH_TRAIN "/natural_0_820x614.png" };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            exit(0);
+        }
+        if (!v)
+            goto bad;
+        i++;
+        if (strcmp(a, "--reps") == 0)
+            o->reps = atoi(v) < 1 ? 1 : atoi(v) > 64 ? 64 : atoi(v);
+        else if (strcmp(a, "--budget") == 0)
+            o->budget_ms = atof(v);
+        else if (strcmp(a, "--compile-reps") == 0)
+            o->compile_reps = atoi(v) < 1 ? 1 : atoi(v);
+        else if (strcmp(a, "--photo") == 0)
+            o->photo = v;
+        else if (strcmp(a, "--size") == 0)
+            o->sizes = strcmp(v, "820") == 0 ? 1 : strcmp(v, "2048") == 0 ? 2 : 3;
+        else if (strcmp(a, "--threads") == 0)
+            o->threads = strcmp(v, "1") == 0 ? 1 : strcmp(v, "2") == 0 ? 2 : 3;
+        else if (strcmp(a, "--only") == 0) {
+            if (strcmp(v, "speed") == 0)
+                o->speed = true;
+            else if (strcmp(v, "latency") == 0)
+                o->latency = true;
+            else if (strcmp(v, "rss") == 0)
+                o->rss = true;
+            else
+                goto bad;
+        } else if (strcmp(a, "--app") == 0) {
+            int k = 0;
+            while (k < BENCH_APP_COUNT && strcmp(v, app_file[k]) != 0)
+                k++;
+            if (k == BENCH_APP_COUNT)
+                goto bad;
+            o->apps |= 1u << k;
+        } else {
+            goto bad;
+        }
+    }
+    if (!o->apps)
+        o->apps = (1u << BENCH_APP_COUNT) - 1;
+    if (!o->speed && !o->latency && !o->rss)
+        o->speed = o->latency = o->rss = true;
+    return 0;
+bad:
+    fputs(usage, stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (parse_args(argc, argv, &o) != 0)
+        return 2;
+    bench_print_header("bench_pipelines: perfora exact vs plain C, OpenCV, Halide");
+    int rc = 0;
+    if (o.latency)
+        rc |= bench_latency_table(o.compile_reps);
+    if (o.rss)
+        rc |= bench_rss_table();
+    if (o.speed)
+        rc |= speed(&o);
+    return rc;
+}

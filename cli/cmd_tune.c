@@ -1,0 +1,315 @@
+/* perfora tune: the genetic search of a pipeline's variants on a benchmark, in a run
+ * directory that a kill -9 leaves resumable (results/tune.h; docs/search.md). Wiring only:
+ * options, the local process pool, the progress line. */
+#include "cli/cli.h"
+#include "cluster/pool.h"
+#include "dataset/manifest.h"
+#include "results/tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char tune_usage[] =
+    "usage: perfora tune FILE.pf --out RUN [options]\n"
+    "       perfora tune --resume RUN [--jobs J] [--generations G]\n"
+    "  --out RUN             the run directory (created; see docs/search.md)\n"
+    "  --resume RUN          continue a run after a crash or kill (loses at most the\n"
+    "                        generation in flight)\n"
+    "  --dataset DIR         the images (a manifest or its directory; default: the bundled\n"
+    "                        data/images)\n"
+    "  --resolution WxH      only images of this size (e.g. 256x192; default: all)\n"
+    "  --max-images N        at most N images per split\n"
+    "  --population N        individuals per generation (100)\n"
+    "  --generations G       generations, the initial one included (200)\n"
+    "  --seed S              random seed (1): the same seed replays the same search up to\n"
+    "                        timing noise\n"
+    "  --jobs J              worker processes (default: the number of cores)\n"
+    "  --mode M              full (image perforation), grid (grid sampling only) or loop\n"
+    "                        (loop perforation only: the paper's baseline)\n"
+    "  --max-error E         error cap of the quality numbers, Lab units (10)\n"
+    "  --tournament K        tournament size (2)\n"
+    "  --elite F, --mutants F  fractions kept / mutated (0.3, 0.3)\n"
+    "  --hints 0|1           the released reconstruction hints (1)\n"
+    "  --exec-rate P         probability that a mutation draws an execution gene (0.25);\n"
+    "                        --no-exec sets 0 (default execution schedules only)\n"
+    "  --samples N           timing samples per image, median kept (5)\n"
+    "  --min-sample-ms MS    calls per sample so that one lasts at least MS (20)\n"
+    "  --timeout-factor F    a call may take F x the exact time + --timeout-min-ms (20, 2000)\n"
+    "  --watchdog-s S        kill a worker silent for S seconds (600)\n"
+    "  --param NAME=VALUE    override a param of the pipeline\n"
+    "  --no-test             do not re-measure the frontier on the test split\n"
+    "  --quiet               no progress line\n";
+
+#define TUNE_MAX_PARAMS 16
+
+typedef struct tune_args {
+    const char *program, *out, *resume;
+    pf_tune_config cfg;
+    pf_pool_options pool;
+    int generations_set;
+    bool quiet;
+    const char *params[TUNE_MAX_PARAMS];
+    int n_params;
+} tune_args;
+
+static int number(const char *opt, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || end == v || !(d >= lo && d <= hi))
+        return pf_cli_usage("tune", "%s takes a number from %g to %g", opt, lo, hi);
+    *out = d;
+    return 0;
+}
+
+static int integer(const char *opt, const char *v, int lo, int hi, int *out)
+{
+    double d;
+    if (number(opt, v, lo, hi, &d))
+        return 2;
+    if (d != floor(d))
+        return pf_cli_usage("tune", "%s takes a whole number", opt);
+    *out = (int)d;
+    return 0;
+}
+
+static int ga_option(tune_args *a, const char *s, const char *v, bool *known)
+{
+    pf_ga_params *g = &a->cfg.ga;
+    *known = true;
+    if (strcmp(s, "--population") == 0)
+        return integer(s, v, 2, 100000, &g->population);
+    if (strcmp(s, "--generations") == 0) {
+        a->generations_set = 1;
+        return integer(s, v, 1, 1000000, &g->generations);
+    }
+    if (strcmp(s, "--seed") == 0) {
+        char *end;
+        g->seed = strtoull(v, &end, 10);
+        return *end || !*v ? pf_cli_usage("tune", "--seed takes a whole number") : 0;
+    }
+    if (strcmp(s, "--mode") == 0)
+        return pf_search_mode_parse(v, &g->genome.mode) == 0
+                   ? 0 : pf_cli_usage("tune", "--mode is full, grid or loop");
+    if (strcmp(s, "--tournament") == 0)
+        return integer(s, v, 1, 1000, &g->tournament);
+    if (strcmp(s, "--elite") == 0)
+        return number(s, v, 0, 1, &g->elite_frac);
+    if (strcmp(s, "--mutants") == 0)
+        return number(s, v, 0, 1, &g->mutant_frac);
+    if (strcmp(s, "--exec-rate") == 0)
+        return number(s, v, 0, 1, &g->genome.exec_rate);
+    if (strcmp(s, "--hints") == 0) {
+        int h;
+        int rc = integer(s, v, 0, 1, &h);
+        g->genome.hints = h;
+        return rc;
+    }
+    *known = false;
+    return 0;
+}
+
+static int eval_option(tune_args *a, const char *s, const char *v, bool *known)
+{
+    pf_eval_config *e = &a->cfg.eval;
+    *known = true;
+    if (strcmp(s, "--dataset") == 0) {
+        free(e->dataset);
+        e->dataset = strdup(v);
+        return 0;
+    }
+    if (strcmp(s, "--resolution") == 0)
+        return pf_resolution_parse(v, &e->width, &e->height) == 0
+                   ? 0 : pf_cli_usage("tune", "--resolution takes WxH, e.g. 256x192");
+    if (strcmp(s, "--max-images") == 0)
+        return integer(s, v, 1, 100000, &e->max_images);
+    if (strcmp(s, "--samples") == 0)
+        return integer(s, v, 1, 1000, &e->samples);
+    if (strcmp(s, "--min-sample-ms") == 0)
+        return number(s, v, 0, 1e6, &e->min_sample_ms);
+    if (strcmp(s, "--timeout-factor") == 0)
+        return number(s, v, 1, 1e6, &e->timeout_factor);
+    if (strcmp(s, "--timeout-min-ms") == 0)
+        return number(s, v, 1, 1e9, &e->timeout_min_ms);
+    if (strcmp(s, "--param") == 0) {
+        if (a->n_params == TUNE_MAX_PARAMS)
+            return pf_cli_usage("tune", "at most %d --param", TUNE_MAX_PARAMS);
+        a->params[a->n_params++] = v;
+        return 0;
+    }
+    *known = false;
+    return 0;
+}
+
+static int parse_option(tune_args *a, const char *s, const char *v)
+{
+    bool known;
+    int rc = ga_option(a, s, v, &known);
+    if (known)
+        return rc;
+    rc = eval_option(a, s, v, &known);
+    if (known)
+        return rc;
+    if (strcmp(s, "--out") == 0)
+        a->out = v;
+    else if (strcmp(s, "--resume") == 0)
+        a->resume = v;
+    else if (strcmp(s, "--jobs") == 0)
+        return integer(s, v, 1, 1024, &a->pool.jobs);
+    else if (strcmp(s, "--max-error") == 0)
+        return number(s, v, 1e-6, 1e6, &a->cfg.max_error);
+    else if (strcmp(s, "--watchdog-s") == 0) {
+        double d;
+        rc = number(s, v, 1, 1e7, &d);
+        a->pool.watchdog_ms = d * 1000;
+        return rc;
+    } else
+        return pf_cli_usage("tune", "unknown option '%s'", s);
+    return 0;
+}
+
+static int flag(tune_args *a, const char *s)
+{
+    if (strcmp(s, "--no-test") == 0)
+        a->cfg.test = false;
+    else if (strcmp(s, "--no-exec") == 0)
+        a->cfg.ga.genome.exec_rate = 0;
+    else if (strcmp(s, "--quiet") == 0)
+        a->quiet = true;
+    else
+        return -1;
+    return 0;
+}
+
+/* Returns 0, or the exit code (-1 for --help: exit 0). */
+static int parse_tune_args(int argc, char **argv, tune_args *a)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int rc = 0;
+        if (strcmp(s, "--help") == 0) {
+            fputs(tune_usage, stdout);
+            return -1;
+        } else if (flag(a, s) == 0) {
+            continue;
+        } else if (s[0] == '-' && s[1] == '-' && i + 1 < argc) {
+            rc = parse_option(a, s, argv[++i]);
+        } else if (s[0] != '-' && !a->program) {
+            a->program = s;
+        } else {
+            return pf_cli_usage("tune", "unknown or incomplete option '%s'", s);
+        }
+        if (rc)
+            return rc;
+    }
+    if (!a->resume && (!a->program || !a->out))
+        return pf_cli_usage("tune", "give FILE.pf and --out RUN (or --resume RUN)");
+    if (a->resume && a->program)
+        return pf_cli_usage("tune", "--resume takes the run's own program; drop FILE.pf");
+    return 0;
+}
+
+/* ---- progress ---- */
+
+typedef struct progress_ctx {
+    bool tty, quiet, line_open;
+} progress_ctx;
+
+static void fmt_duration(double s, char *buf, size_t n)
+{
+    if (!isfinite(s))
+        snprintf(buf, n, "?");
+    else if (s >= 3600)
+        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    else
+        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+}
+
+static void on_progress(void *ctx, const pf_tune_progress *p)
+{
+    progress_ctx *c = ctx;
+    if (!c->tty || c->quiet)
+        return;  /* not a terminal: the log lines say it */
+    char eta[32];
+    fmt_duration(p->eta_s, eta, sizeof eta);
+    fprintf(stderr, "\r\033[K%s gen %d/%d  evals %ld/%ld  %.2f/s  ETA %s  frontier %d  best "
+            "%.2fx at error <= %g", p->phase, p->generation, p->generations - 1, p->done,
+            p->total, p->per_second, eta, p->frontier, p->best_speedup, p->max_error);
+    fflush(stderr);
+    c->line_open = true;
+}
+
+static void on_log(void *ctx, const char *line)
+{
+    progress_ctx *c = ctx;
+    if (c->quiet)
+        return;
+    if (c->line_open)
+        fputs("\r\033[K", stderr);
+    c->line_open = false;
+    fprintf(stderr, "tune: %s\n", line);
+}
+
+/* ---- wiring ---- */
+
+static int run(pf_tune *t, const tune_args *a)
+{
+    pf_error err;
+    pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &a->pool, &err);
+    if (!ev) {
+        pf_cli_error("%s", err.msg);
+        return 1;
+    }
+    progress_ctx pc = { isatty(STDERR_FILENO) != 0, a->quiet, false };
+    pf_tune_hooks hooks = { on_progress, on_log, &pc, 0 };
+    int rc = pf_tune_run(t, ev, &hooks, &err);
+    if (pc.line_open)
+        fputc('\n', stderr);
+    pf_evaluator_destroy(ev);
+    if (rc != 0) {
+        pf_cli_error("%s", err.msg);
+        return 1;
+    }
+    const char *dir = pf_tune_dir(t);
+    printf("frontier written to %s/frontier-train.tsv and %s/frontier-test.tsv (schedules in "
+           "%s/frontier/, numbers in %s/summary.json)\n", dir, dir, dir, dir);
+    return 0;
+}
+
+static pf_tune *start(tune_args *a, pf_error *err)
+{
+    if (a->resume)
+        return pf_tune_resume(a->resume, a->generations_set ? a->cfg.ga.generations : 0, err);
+    pf_eval_config *e = &a->cfg.eval;
+    e->program = strdup(a->program);
+    if (!e->dataset)
+        e->dataset = strdup(PF_SOURCE_DIR "/data/images");
+    e->params = calloc((size_t)a->n_params + 1, sizeof *e->params);
+    for (int i = 0; i < a->n_params; i++)
+        e->params[e->n_params++] = strdup(a->params[i]);
+    a->cfg.source = strdup(a->program);
+    return pf_tune_create(a->out, &a->cfg, err);
+}
+
+int pf_cmd_tune(int argc, char **argv)
+{
+    tune_args a;
+    memset(&a, 0, sizeof a);
+    pf_tune_config_default(&a.cfg);
+    int rc = parse_tune_args(argc, argv, &a);
+    if (rc == 0) {
+        pf_error err;
+        pf_tune *t = start(&a, &err);
+        if (t)
+            rc = run(t, &a);
+        else
+            pf_cli_error("%s", err.msg);
+        rc = t ? rc : 1;
+        pf_tune_free(t);
+    }
+    pf_tune_config_free(&a.cfg);
+    return rc < 0 ? 0 : rc;
+}

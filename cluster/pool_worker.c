@@ -1,0 +1,133 @@
+/* The pool's wire format and the worker process's loop (see pool_proto.h). */
+#include "cluster/pool_proto.h"
+
+#include "base/arena.h"
+#include "search/evaluate.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *data, size_t len)
+{
+    char *p = data;
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int pf_pool_send(int fd, char type, const char *payload, size_t len)
+{
+    char head[5];
+    uint32_t n = (uint32_t)len;
+    head[0] = type;
+    memcpy(head + 1, &n, 4);
+    char *msg = pf_xmalloc(len + 5);  /* one write: a message is never interleaved */
+    memcpy(msg, head, 5);
+    if (len)
+        memcpy(msg + 5, payload, len);
+    int rc = write_all(fd, msg, len + 5);
+    free(msg);
+    return rc;
+}
+
+int pf_pool_recv(int fd, char *type, char **payload, size_t *len)
+{
+    char head[5];
+    uint32_t n;
+    if (read_all(fd, head, 5) != 0)
+        return -1;
+    memcpy(&n, head + 1, 4);
+    if (n > PF_POOL_MAX_MESSAGE)
+        return -1;
+    char *p = pf_xmalloc((size_t)n + 1);
+    if (read_all(fd, p, n) != 0) {
+        free(p);
+        return -1;
+    }
+    p[n] = '\0';
+    *type = head[0];
+    *payload = p;
+    *len = n;
+    return 0;
+}
+
+/* ---- the worker ---- */
+
+static void heartbeat(void *ctx, const char *phase)
+{
+    pf_pool_send(*(int *)ctx, 'H', phase, strlen(phase));
+}
+
+static void serve(pf_eval_worker *w, int fd, const char *request)
+{
+    json_object *q = json_tokener_parse(request), *v;
+    long id = json_object_object_get_ex(q, "id", &v) ? (long)json_object_get_int64(v) : 0;
+    const char *set = json_object_object_get_ex(q, "set", &v) ? json_object_get_string(v) : "";
+    const char *text = json_object_object_get_ex(q, "schedule", &v) ? json_object_get_string(v)
+                                                                    : "";
+    pf_eval_record rec;
+    pf_eval_worker_evaluate(w, id, strcmp(set, "test") == 0 ? PF_SET_TEST : PF_SET_TRAIN,
+                            text ? text : "", &rec);
+    json_object_put(q);
+    char *json = pf_record_to_json(&rec);
+    pf_pool_send(fd, 'E', json, strlen(json));
+    free(json);
+    pf_record_free(&rec);
+}
+
+/* _exit, never exit: the worker is a fork of the master (or of a test program) and must not
+ * run its atexit handlers or flush its stdio buffers a second time. */
+_Noreturn void pf_pool_worker_main(const pf_eval_config *cfg, int id, int fd, int parent_pid)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  /* die with the master, even after kill -9 */
+    if (getppid() != parent_pid)   /* it died before prctl took effect */
+        _exit(1);
+    signal(SIGALRM, SIG_DFL);  /* the run-time limit kills the worker */
+    pf_error err;
+    pf_eval_worker *w = pf_eval_worker_new(cfg, id, &err);
+    if (!w || pf_eval_worker_prepare(w, PF_SET_TRAIN, &err) != 0) {
+        pf_pool_send(fd, 'F', err.msg, strlen(err.msg));
+        _exit(1);
+    }
+    pf_eval_worker_use_alarms(w, true);
+    pf_eval_worker_set_heartbeat(w, heartbeat, &fd);
+    pf_pool_send(fd, 'R', "", 0);
+    for (;;) {
+        char type;
+        char *msg;
+        size_t len;
+        if (pf_pool_recv(fd, &type, &msg, &len) != 0 || type == 'X')
+            _exit(0);
+        if (type == 'Q')
+            serve(w, fd, msg);
+        free(msg);
+    }
+}

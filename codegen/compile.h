@@ -1,0 +1,58 @@
+/* The whole compiler on one screen: a checked program, its parameter values and (later) its
+ * schedule become a runnable variant through one backend: the reference interpreter, the LLVM
+ * JIT, or C source compiled by the system's cc. compile.c lists every pass in order. */
+#ifndef PF_CODEGEN_COMPILE_H
+#define PF_CODEGEN_COMPILE_H
+
+#include "base/buffer.h"
+#include "base/error.h"
+#include "lang/lang.h"
+
+typedef enum pf_backend { PF_BACKEND_JIT, PF_BACKEND_INTERP, PF_BACKEND_C } pf_backend;
+
+struct pf_schedule;
+
+typedef struct pf_compile_options {
+    pf_backend backend;
+    /* The execution genes (tiling, vectorization, threads, compute-at) to apply, or NULL for
+     * the default schedule. Approximations are not read from here: they are annotations on the
+     * program (perforate/apply.h). */
+    const struct pf_schedule *schedule;
+    int threads;              /* worker threads for parallel loops; 0 = all cores */
+    int opt_level;            /* LLVM (JIT) and cc (C backend) optimisation level; 0 = default 3 */
+    bool no_bounds_pass;      /* keep every boundary check (tests, benches) */
+    bool no_congruence;       /* on-demand reads without Z3's constant weights (benches) */
+    const char *dump_ir;      /* write the final loop IR here (text), or NULL */
+    const char *emit_llvm;    /* write the optimized LLVM IR here, or NULL */
+    const char *emit_c_dir;   /* write NAME.c/NAME.h/perfora_rt.* here, or NULL */
+    const char *work_dir;     /* C backend: where to build (default: a fresh dir in $TMPDIR) */
+} pf_compile_options;
+
+typedef struct pf_variant pf_variant;
+
+/* Compiles prog with params. The program must outlive the variant. */
+pf_variant *pf_compile(const pf_program *prog, const pf_param_values *params,
+                       const pf_compile_options *opt, pf_error *err);
+
+/* Runs the variant: buffers are the inputs then the outputs, with the extents pf_bind gives
+ * for the inputs' extents (the variant checks them). Outputs are fully overwritten. */
+int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err);
+
+/* Milliseconds spent compiling (parse excluded: lowering, passes, LLVM/cc, JIT). */
+double pf_variant_compile_ms(const pf_variant *v);
+
+/* Counters of what the passes did (for dumps, tests and notes). */
+typedef struct pf_variant_stats {
+    int loops_split;
+    int checks_removed;
+    int ondemand_reads;
+    int congruences_proven;
+} pf_variant_stats;
+pf_variant_stats pf_variant_get_stats(const pf_variant *v);
+
+void pf_variant_free(pf_variant *v);
+
+const char *pf_backend_name(pf_backend b);
+int pf_backend_parse(const char *name, pf_backend *out);
+
+#endif

@@ -1,0 +1,28 @@
+/* Copying IR with fresh variables: a pass that duplicates a loop body (loop partitioning,
+ * unrolling) needs every variable defined inside the copy to be a new one, since a let may be
+ * defined only once per function. Expressions are shared where nothing is renamed. */
+#ifndef PF_CODEGEN_IR_CLONE_H
+#define PF_CODEGEN_IR_CLONE_H
+
+#include "codegen/ir.h"
+
+/* Maps variables (by id) to replacement expressions during a rewrite. */
+typedef struct ir_subst {
+    int n;
+    ir_expr **to;   /* by var id; NULL = unchanged */
+    ir_var **arr;   /* array variables: by var id; NULL = unchanged */
+} ir_subst;
+
+void ir_subst_init(ir_subst *s, const ir_func *f);
+void ir_subst_free(ir_subst *s);
+
+ir_expr *ir_subst_expr(ir_func *f, const ir_subst *s, ir_expr *e);
+
+/* Deep copy of s in which every variable it defines (lets, mutables, loop variables, arrays)
+ * is replaced by a fresh one, and variables in `sub` are replaced as given. */
+ir_stmt *ir_clone_stmt(ir_func *f, ir_subst *sub, const ir_stmt *s);
+
+/* Marks (by var id) every variable defined inside s. */
+void ir_defined_vars(const ir_stmt *s, char *mark);
+
+#endif

@@ -1,0 +1,30 @@
+/* Compiling a loop-IR function to native code in-process: LLVM IR emission, the new pass
+ * manager at O3 for the host CPU and its features, and one ORC LLJIT instance per variant.
+ * Freeing a pf_jit releases its code, so a search can compile thousands of variants. */
+#ifndef PF_CODEGEN_JIT_H
+#define PF_CODEGEN_JIT_H
+
+#include "base/buffer.h"
+#include "base/error.h"
+#include "codegen/ir.h"
+
+/* The compiled pipeline: buffers are the inputs then the outputs. Returns 0 on success, 1 when
+ * an allocation failed, 2 when a buffer's x stride is not 1. */
+typedef int32_t (*pf_pipeline_fn)(const pf_buffer *buffers);
+
+typedef struct pf_jit pf_jit;
+
+typedef struct pf_jit_options {
+    int opt_level;           /* 0..3; default 3 */
+    const char *dump_llvm;   /* write the optimized module's text here, or NULL */
+    const char *dump_llvm_unoptimized;  /* write the module before optimization, or NULL */
+} pf_jit_options;
+
+pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *err);
+pf_pipeline_fn pf_jit_function(const pf_jit *j);
+void pf_jit_free(pf_jit *j);
+
+/* The host's target triple, CPU name and feature string (for reports). */
+const char *pf_jit_host_cpu(void);
+
+#endif

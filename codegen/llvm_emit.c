@@ -1,0 +1,440 @@
+/* LLVM emission of loop-IR statements and of the pipeline's entry points (see llvm_emit.h). */
+#include "codegen/llvm_internal.h"
+
+#include "base/arena.h"
+#include "base/error.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/DebugInfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+LLVMValueRef entry_alloca(emit *e, LLVMTypeRef t, const char *name)
+{
+    return LLVMBuildAlloca(e->ab, t, name);
+}
+
+LLVMBasicBlockRef new_block(emit *e, const char *name)
+{
+    return LLVMAppendBasicBlockInContext(e->ctx, e->fn, name);
+}
+
+static void em_block(emit *e, const ir_stmt *s)
+{
+    for (int i = 0; i < s->n; i++)
+        em_stmt(e, s->body[i]);
+}
+
+static void em_mutable(emit *e, const ir_stmt *s)
+{
+    e->n_rows = 0;  /* cached row pointers may depend on the variable being changed */
+    if (s->kind == IR_S_DECL)
+        e->var[s->var->id] = entry_alloca(e, em_type(e, s->var->type), s->var->name);
+    LLVMBuildStore(e->b, em_expr(e, s->value), e->var[s->var->id]);
+}
+
+static void em_array_decl(emit *e, const ir_stmt *s)
+{
+    const ir_var *a = s->var;
+    LLVMTypeRef at = LLVMArrayType(em_type(e, a->type), (unsigned)a->array_len);
+    LLVMValueRef p = entry_alloca(e, at, a->name);
+    e->var[a->id] = p;
+    LLVMBuildMemSet(e->b, p, LLVMConstInt(e->t_i8, 0, 0), em_i64(e, 4 * (int64_t)a->array_len),
+                    4);
+}
+
+static void em_sort(emit *e, const ir_stmt *s)
+{
+    const ir_var *a = s->var;
+    LLVMValueRef n = em_expr(e, s->value);
+    LLVMValueRef lo[2] = { n, em_i32(e, 0) };
+    n = em_intrinsic(e, "llvm.smax", e->t_i32, lo, 2);
+    LLVMValueRef hi[2] = { n, em_i32(e, a->array_len) };
+    n = em_intrinsic(e, "llvm.smin", e->t_i32, hi, 2);
+    LLVMValueRef args[2] = { e->var[a->id], n };
+    LLVMTypeRef ps[2] = { e->t_ptr, e->t_i32 };
+    em_call_ext(e, a->type == IR_F32 ? "pf_rt_sort_f32" : "pf_rt_sort_i32", e->t_void, ps, 2,
+                args);
+}
+
+static void em_store(emit *e, const ir_stmt *s)
+{
+    const ir_buffer *buf = s->buf;
+    LLVMValueRef v = em_expr(e, s->value);
+    if (!s->check_mask) {
+        LLVMBuildStore(e->b, v, em_inside_ptr(e, buf, s->idx));
+        return;
+    }
+    LLVMValueRef idx[IR_MAX_DIMS], ok = NULL;
+    for (int d = 0; d < buf->ndims; d++) {
+        idx[d] = em_expr(e, s->idx[d]);
+        if (s->check_mask & (1u << d)) {
+            LLVMValueRef in = LLVMBuildICmp(e->b, LLVMIntULT, idx[d],
+                                            em_var(e, buf->extent[d]), "");
+            ok = ok ? LLVMBuildAnd(e->b, ok, in, "") : in;
+        }
+    }
+    LLVMBasicBlockRef st = new_block(e, "store"), done = new_block(e, "stored");
+    LLVMBuildCondBr(e->b, ok, st, done);
+    LLVMPositionBuilderAtEnd(e->b, st);
+    LLVMBuildStore(e->b, v, em_element_ptr(e, buf, idx));
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
+}
+
+/* Loop metadata: the unroll count a schedule asked for; scalar tails of vectorized loops are
+ * neither vectorized nor unrolled again by LLVM. */
+static void loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail)
+{
+    if (unroll <= 1 && !is_tail)
+        return;
+    LLVMMetadataRef ops[3];
+    int n = 1;
+    if (unroll > 1) {
+        LLVMMetadataRef kv[2] = { LLVMMDStringInContext2(e->ctx, "llvm.loop.unroll.count", 22),
+                                  LLVMValueAsMetadata(em_i32(e, unroll)) };
+        ops[n++] = LLVMMDNodeInContext2(e->ctx, kv, 2);
+    }
+    if (is_tail) {
+        LLVMMetadataRef kv[2] = { LLVMMDStringInContext2(e->ctx, "llvm.loop.vectorize.enable",
+                                                         26),
+                                  LLVMValueAsMetadata(LLVMConstInt(e->t_i1, 0, 0)) };
+        ops[n++] = LLVMMDNodeInContext2(e->ctx, kv, 2);
+    }
+    /* The first operand of a loop id refers to the node itself. */
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(e->ctx, NULL, 0);
+    ops[0] = tmp;
+    LLVMMetadataRef id = LLVMMDNodeInContext2(e->ctx, ops, (size_t)n);
+    LLVMMetadataReplaceAllUsesWith(tmp, id);
+    unsigned kind = LLVMGetMDKindIDInContext(e->ctx, "llvm.loop", 9);
+    LLVMSetMetadata(br, kind, LLVMMetadataAsValue(e->ctx, id));
+}
+
+static void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
+{
+    LLVMValueRef hi = em_expr(e, s->hi), step = em_expr(e, s->step);
+    LLVMValueRef iv = entry_alloca(e, e->t_i32, s->var->name);
+    e->var[s->var->id] = iv;
+    LLVMBuildStore(e->b, lo, iv);
+    LLVMBasicBlockRef head = new_block(e, "loop"), body = new_block(e, "body"),
+                      exit = new_block(e, "end");
+    LLVMBuildBr(e->b, head);
+    LLVMPositionBuilderAtEnd(e->b, head);
+    LLVMValueRef v = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, v, hi, ""), body, exit);
+    LLVMPositionBuilderAtEnd(e->b, body);
+    em_stmt(e, s->then_s);
+    v = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
+    LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, v, step, ""), iv);
+    LLVMValueRef br = LLVMBuildBr(e->b, head);
+    loop_metadata(e, br, s->unroll, is_tail);
+    LLVMPositionBuilderAtEnd(e->b, exit);
+}
+
+static void em_for(emit *e, const ir_stmt *s)
+{
+    if (s->loop_kind == IR_LOOP_PARALLEL) {
+        em_parallel_for(e, s);
+        return;
+    }
+    if (s->loop_kind == IR_LOOP_VECTORIZED && s->width > 1 && em_can_vectorize(e, s)) {
+        LLVMValueRef tail = em_vector_loop(e, s);
+        em_serial_loop(e, s, tail, true);
+        return;
+    }
+    em_serial_loop(e, s, em_expr(e, s->lo), false);
+}
+
+static void em_if(emit *e, const ir_stmt *s)
+{
+    LLVMValueRef c = em_expr(e, s->cond);
+    LLVMBasicBlockRef then_bb = new_block(e, "then"), done = new_block(e, "endif");
+    LLVMBasicBlockRef else_bb = s->else_s ? new_block(e, "else") : done;
+    LLVMBuildCondBr(e->b, c, then_bb, else_bb);
+    LLVMPositionBuilderAtEnd(e->b, then_bb);
+    em_stmt(e, s->then_s);
+    LLVMBuildBr(e->b, done);
+    if (s->else_s) {
+        LLVMPositionBuilderAtEnd(e->b, else_bb);
+        em_stmt(e, s->else_s);
+        LLVMBuildBr(e->b, done);
+    }
+    LLVMPositionBuilderAtEnd(e->b, done);
+}
+
+/* Dense layout, x innermost; rows of 32 floats or more start on a 32-byte boundary so row
+ * loads of vector code stay aligned. */
+static LLVMValueRef em_strides(emit *e, const ir_buffer *b)
+{
+    LLVMValueRef stride = em_i64(e, 1);
+    for (int d = 0; d < b->ndims; d++) {
+        e->var[b->stride[d]->id] = stride;
+        LLVMValueRef ext = LLVMBuildSExt(e->b, em_var(e, b->extent[d]), e->t_i64, "");
+        if (d == 0 && !b->dense) {
+            LLVMValueRef padded = LLVMBuildAnd(e->b, LLVMBuildAdd(e->b, ext, em_i64(e, 7), ""),
+                                               em_i64(e, -8), "");
+            LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntSGE, ext, em_i64(e, 32), "");
+            ext = LLVMBuildSelect(e->b, big, padded, ext, "");
+        }
+        stride = LLVMBuildMul(e->b, stride, ext, "");
+    }
+    return stride;  /* total elements */
+}
+
+static void em_alloc(emit *e, const ir_stmt *s)
+{
+    const ir_buffer *b = s->buf;
+    LLVMValueRef count = em_strides(e, b);
+    LLVMValueRef bytes = LLVMBuildMul(e->b, count, em_i64(e, 4), "");
+    LLVMValueRef args[2] = { bytes, em_i32(e, s->zero ? 1 : 0) };
+    LLVMTypeRef ps[2] = { e->t_i64, e->t_i32 };
+    LLVMValueRef p = em_call_ext(e, "pf_rt_alloc", e->t_ptr, ps, 2, args);
+    e->buf_data[b->id] = p;
+    LLVMBasicBlockRef ok = new_block(e, "allocated");
+    LLVMValueRef null = LLVMBuildIsNull(e->b, p, "");
+    LLVMBuildCondBr(e->b, null, e->fail_bb, ok);
+    LLVMPositionBuilderAtEnd(e->b, ok);
+    em_stmt(e, s->then_s);
+    LLVMTypeRef fp[1] = { e->t_ptr };
+    em_call_ext(e, "pf_rt_free", e->t_void, fp, 1, &p);
+}
+
+static LLVMValueRef i64_array(emit *e, const ir_buffer *b, ir_var *const *vars, bool sext)
+{
+    LLVMValueRef arr = entry_alloca(e, LLVMArrayType(e->t_i64, IR_MAX_DIMS), "dims");
+    for (int d = 0; d < b->ndims; d++) {
+        LLVMValueRef v = em_var(e, vars[d]);
+        if (sext)
+            v = LLVMBuildSExt(e->b, v, e->t_i64, "");
+        LLVMValueRef i = em_i64(e, d);
+        LLVMBuildStore(e->b, v, LLVMBuildInBoundsGEP2(e->b, e->t_i64, arr, &i, 1, ""));
+    }
+    return arr;
+}
+
+/* pf_buffer as LLVM sees it: { ptr data, i32 ndims, [4 x i64] extent, [4 x i64] stride }. */
+LLVMTypeRef buffer_struct(emit *e)
+{
+    LLVMTypeRef fields[4] = { e->t_ptr, e->t_i32, LLVMArrayType(e->t_i64, 4),
+                              LLVMArrayType(e->t_i64, 4) };
+    return LLVMStructTypeInContext(e->ctx, fields, 4, 0);
+}
+
+static void em_rtcall(emit *e, const ir_stmt *s)
+{
+    if (s->rt != IR_RT_ZERO_BUFFER) {
+        em_stage_rt(e, s);
+        return;
+    }
+    const ir_buffer *b = s->bufs[0];
+    LLVMValueRef args[4] = { e->buf_data[b->id], em_i32(e, b->ndims),
+                             i64_array(e, b, b->extent, true),
+                             i64_array(e, b, b->stride, false) };
+    LLVMTypeRef ps[4] = { e->t_ptr, e->t_i32, e->t_ptr, e->t_ptr };
+    em_call_ext(e, "pf_rt_zero_buffer", e->t_void, ps, 4, args);
+}
+
+void em_stmt(emit *e, const ir_stmt *s)
+{
+    switch (s->kind) {
+    case IR_S_BLOCK: em_block(e, s); return;
+    case IR_S_LET: e->var[s->var->id] = em_expr(e, s->value); return;
+    case IR_S_DECL:
+    case IR_S_ASSIGN: em_mutable(e, s); return;
+    case IR_S_ARRAY_DECL: em_array_decl(e, s); return;
+    case IR_S_ARRAY_STORE:
+        LLVMBuildStore(e->b, em_expr(e, s->value),
+                       em_array_ptr(e, s->var, em_expr(e, s->index)));
+        return;
+    case IR_S_SORT: em_sort(e, s); return;
+    case IR_S_STORE: em_store(e, s); return;
+    case IR_S_FOR: em_for(e, s); return;
+    case IR_S_IF: em_if(e, s); return;
+    case IR_S_ALLOC: em_alloc(e, s); return;
+    case IR_S_RTCALL: em_rtcall(e, s); return;
+    case IR_S_COMMENT: return;
+    }
+}
+
+/* ---- functions ---- */
+
+static void init_types(emit *e)
+{
+    e->t_i1 = LLVMInt1TypeInContext(e->ctx);
+    e->t_i8 = LLVMInt8TypeInContext(e->ctx);
+    e->t_i32 = LLVMInt32TypeInContext(e->ctx);
+    e->t_i64 = LLVMInt64TypeInContext(e->ctx);
+    e->t_f32 = LLVMFloatTypeInContext(e->ctx);
+    e->t_ptr = LLVMPointerTypeInContext(e->ctx, 0);
+    e->t_void = LLVMVoidTypeInContext(e->ctx);
+}
+
+static void define_tables(emit *e)
+{
+    const ir_func *f = e->irf;
+    for (int i = 0; i < f->n_tables; i++) {
+        const ir_var *t = f->tables[i];
+        LLVMTypeRef et = em_type(e, t->type);
+        LLVMValueRef *vals = pf_xmalloc(sizeof *vals * (size_t)t->array_len);
+        for (int k = 0; k < t->array_len; k++) {
+            if (t->type == IR_F32)
+                vals[k] = LLVMConstReal(et, (double)((const float *)t->const_init)[k]);
+            else
+                vals[k] = em_i32(e, ((const int32_t *)t->const_init)[k]);
+        }
+        LLVMValueRef init = LLVMConstArray(et, vals, (unsigned)t->array_len);
+        free(vals);
+        LLVMValueRef g = LLVMAddGlobal(e->mod, LLVMTypeOf(init), t->name);
+        LLVMSetInitializer(g, init);
+        LLVMSetGlobalConstant(g, 1);
+        LLVMSetLinkage(g, LLVMPrivateLinkage);
+        LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+        e->var[t->id] = g;
+    }
+}
+
+/* The body's parameters: per argument buffer, its data pointer (noalias), its i32 extents
+ * and its i64 strides. */
+static int body_param_count(const ir_func *f)
+{
+    int n = 0;
+    for (int i = 0; i < f->n_inputs + f->n_outputs; i++) {
+        n += 1 + f->args[i]->ndims;
+        for (int d = 0; d < f->args[i]->ndims; d++)
+            n += f->args[i]->extent_is_param[d];
+    }
+    return n;
+}
+
+static LLVMValueRef make_body_fn(emit *e, const char *name)
+{
+    const ir_func *f = e->irf;
+    int np = body_param_count(f), k = 0;
+    LLVMTypeRef *ps = pf_xmalloc(sizeof *ps * (size_t)(np + 1));
+    for (int i = 0; i < f->n_inputs + f->n_outputs; i++) {
+        ps[k++] = e->t_ptr;
+        for (int d = 0; d < f->args[i]->ndims; d++)
+            if (f->args[i]->extent_is_param[d])
+                ps[k++] = e->t_i32;
+        for (int d = 0; d < f->args[i]->ndims; d++)
+            ps[k++] = e->t_i64;
+    }
+    char *body_name = pf_xmalloc(strlen(name) + 8);
+    sprintf(body_name, "%s.body", name);
+    LLVMValueRef fn = LLVMAddFunction(e->mod, body_name, LLVMFunctionType(e->t_i32, ps,
+                                                                          (unsigned)np, 0));
+    free(body_name);
+    free(ps);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+    k = 0;
+    for (int i = 0; i < f->n_inputs + f->n_outputs; i++) {
+        const ir_buffer *b = f->args[i];
+        LLVMAddAttributeAtIndex(fn, (unsigned)k + 1, LLVMCreateEnumAttribute(e->ctx, noalias, 0));
+        e->buf_data[b->id] = LLVMGetParam(fn, (unsigned)k++);
+        for (int d = 0; d < b->ndims; d++)
+            if (b->extent_is_param[d])
+                e->var[b->extent[d]->id] = LLVMGetParam(fn, (unsigned)k++);
+        for (int d = 0; d < b->ndims; d++)
+            e->var[b->stride[d]->id] = LLVMGetParam(fn, (unsigned)k++);
+    }
+    return fn;
+}
+
+static void emit_body(emit *e, const char *name)
+{
+    e->fn = make_body_fn(e, name);
+    LLVMBasicBlockRef entry = new_block(e, "entry"), start = new_block(e, "start");
+    e->fail_bb = new_block(e, "fail");
+    e->rt_fail_bb = new_block(e, "rt_fail");
+    LLVMPositionBuilderAtEnd(e->ab, entry);
+    LLVMPositionBuilderAtEnd(e->b, e->fail_bb);
+    LLVMBuildRet(e->b, em_i32(e, 1));
+    LLVMPositionBuilderAtEnd(e->b, e->rt_fail_bb);
+    LLVMBuildRet(e->b, em_i32(e, 3));
+    LLVMPositionBuilderAtEnd(e->b, start);
+    em_stmt(e, e->irf->body);
+    LLVMBuildRet(e->b, em_i32(e, 0));
+    LLVMBuildBr(e->ab, start);  /* the entry block holds only allocas */
+}
+
+static LLVMValueRef load_field(emit *e, LLVMTypeRef st, LLVMValueRef buf, int field, int d)
+{
+    LLVMValueRef p = LLVMBuildStructGEP2(e->b, st, buf, (unsigned)field, "");
+    if (field == 0)
+        return LLVMBuildLoad2(e->b, e->t_ptr, p, "");
+    LLVMValueRef idx[2] = { em_i64(e, 0), em_i64(e, d) };
+    p = LLVMBuildInBoundsGEP2(e->b, LLVMArrayType(e->t_i64, 4), p, idx, 2, "");
+    return LLVMBuildLoad2(e->b, e->t_i64, p, "");
+}
+
+/* The entry point unpacks each pf_buffer, refuses x strides other than 1, and calls the body. */
+static void emit_entry(emit *e, const char *name, LLVMValueRef body)
+{
+    const ir_func *f = e->irf;
+    LLVMTypeRef st = buffer_struct(e);
+    LLVMValueRef fn = LLVMAddFunction(e->mod, name, LLVMFunctionType(e->t_i32, &e->t_ptr, 1, 0));
+    e->fn = fn;
+    LLVMPositionBuilderAtEnd(e->b, new_block(e, "entry"));
+    int np = body_param_count(f), k = 0;
+    LLVMValueRef *args = pf_xmalloc(sizeof *args * (size_t)(np + 1));
+    LLVMValueRef bad = LLVMConstInt(e->t_i1, 0, 0);
+    for (int i = 0; i < f->n_inputs + f->n_outputs; i++) {
+        const ir_buffer *b = f->args[i];
+        LLVMValueRef idx = em_i64(e, i);
+        LLVMValueRef bp = LLVMBuildInBoundsGEP2(e->b, st, LLVMGetParam(fn, 0), &idx, 1, "");
+        args[k++] = load_field(e, st, bp, 0, 0);
+        for (int d = 0; d < b->ndims; d++)
+            if (b->extent_is_param[d])
+                args[k++] = LLVMBuildTrunc(e->b, load_field(e, st, bp, 2, d), e->t_i32, "");
+        for (int d = 0; d < b->ndims; d++) {
+            LLVMValueRef s = load_field(e, st, bp, 3, d);
+            if (d == 0)
+                bad = LLVMBuildOr(e->b, bad,
+                                  LLVMBuildICmp(e->b, LLVMIntNE, s, em_i64(e, 1), ""), "");
+            args[k++] = s;
+        }
+    }
+    LLVMBasicBlockRef call = new_block(e, "call"), refuse = new_block(e, "refuse");
+    LLVMBuildCondBr(e->b, bad, refuse, call);
+    LLVMPositionBuilderAtEnd(e->b, refuse);
+    LLVMBuildRet(e->b, em_i32(e, 2));
+    LLVMPositionBuilderAtEnd(e->b, call);
+    LLVMValueRef r = LLVMBuildCall2(e->b, LLVMGlobalGetValueType(body), body, args,
+                                    (unsigned)np, "");
+    LLVMBuildRet(e->b, r);
+    free(args);
+}
+
+LLVMModuleRef pf_llvm_emit(const ir_func *f, LLVMContextRef ctx, const char *name,
+                           pf_error *err)
+{
+    emit e = { 0 };
+    e.ctx = ctx;
+    e.irf = f;
+    e.mod = LLVMModuleCreateWithNameInContext(name, ctx);
+    e.b = LLVMCreateBuilderInContext(ctx);
+    e.ab = LLVMCreateBuilderInContext(ctx);
+    init_types(&e);
+    e.var = pf_xcalloc((size_t)f->n_vars + 1, sizeof *e.var);
+    e.buf_data = pf_xcalloc((size_t)f->n_buffers + 1, sizeof *e.buf_data);
+    define_tables(&e);
+    emit_body(&e, name);
+    LLVMValueRef body = e.fn;
+    emit_entry(&e, name, body);
+    LLVMDisposeBuilder(e.b);
+    LLVMDisposeBuilder(e.ab);
+    free(e.var);
+    free(e.buf_data);
+    char *msg = NULL;
+    if (LLVMVerifyModule(e.mod, LLVMReturnStatusAction, &msg)) {
+        pf_fail(err, "internal error: LLVM rejected the generated module: %.1500s", msg);
+        LLVMDisposeMessage(msg);
+        LLVMDisposeModule(e.mod);
+        return NULL;
+    }
+    LLVMDisposeMessage(msg);
+    return e.mod;
+}

@@ -1,0 +1,65 @@
+/* State shared by the LLVM emitter's files (llvm_emit.c: functions and statements,
+ * llvm_expr.c: expressions, loads and boundary handling). Not a public interface. */
+#ifndef PF_CODEGEN_LLVM_INTERNAL_H
+#define PF_CODEGEN_LLVM_INTERNAL_H
+
+#include "codegen/llvm_emit.h"
+
+typedef struct emit {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMBuilderRef ab;          /* positioned in the entry block, for allocas */
+    LLVMTypeRef t_i1, t_i8, t_i32, t_i64, t_f32, t_ptr, t_void;
+    LLVMValueRef fn;            /* the body function being built */
+    LLVMBasicBlockRef fail_bb;  /* returns 1 (allocation failure) */
+    LLVMBasicBlockRef rt_fail_bb;  /* returns 3 (the stage runtime failed) */
+    const ir_func *irf;
+    LLVMValueRef *var;          /* by var id: SSA value (LET) or alloca (MUT, LOOP, ARRAY) */
+    LLVMValueRef *buf_data;     /* by buffer id */
+    /* Row pointers computed in the current basic block, keyed by buffer and the indices of
+     * dimensions 1.., so the taps of a stencil share one address computation. */
+    int n_rows;
+    struct em_row {
+        LLVMBasicBlockRef bb;
+        const ir_buffer *buf;
+        const ir_expr *idx[IR_MAX_DIMS];
+        LLVMValueRef ptr;
+    } rows[32];
+} emit;
+
+LLVMValueRef em_expr(emit *e, const ir_expr *x);
+LLVMTypeRef em_type(emit *e, ir_type t);
+LLVMValueRef em_i32(emit *e, int64_t v);
+LLVMValueRef em_i64(emit *e, int64_t v);
+/* Calls an overloaded intrinsic such as "llvm.smax" on values of type `over`. */
+LLVMValueRef em_intrinsic(emit *e, const char *name, LLVMTypeRef over, LLVMValueRef *args,
+                          int n);
+/* Calls (declaring on first use) an external function. */
+LLVMValueRef em_call_ext(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                         int n, LLVMValueRef *args);
+/* Element pointer of buf at the given in-range i32 indices. */
+LLVMValueRef em_element_ptr(emit *e, const ir_buffer *buf, LLVMValueRef *idx);
+/* Element pointer for IR index expressions known to be inside the buffer: evaluated in 64-bit
+ * arithmetic (exact for in-range values) with row pointers shared within a basic block. */
+LLVMValueRef em_inside_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx);
+/* The value of a variable: SSA value, or a load from its alloca. */
+LLVMValueRef em_var(emit *e, const ir_var *v);
+LLVMValueRef entry_alloca(emit *e, LLVMTypeRef t, const char *name);
+LLVMBasicBlockRef new_block(emit *e, const char *name);
+LLVMTypeRef buffer_struct(emit *e);
+void em_stmt(emit *e, const ir_stmt *s);
+/* llvm_parallel.c: a parallel loop as an outlined body run by pf_rt_parallel_for. */
+void em_parallel_for(emit *e, const ir_stmt *s);
+/* llvm_srt.c: the calls into the stage runtime (reconstruct/stage_rt.h). */
+void em_stage_rt(emit *e, const ir_stmt *s);
+/* llvm_vec.c: explicit vectorization of a loop (when the body allows it). em_vector_loop runs
+ * the whole vectors and returns where the scalar tail starts. */
+bool em_can_vectorize(emit *e, const ir_stmt *s);
+LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s);
+/* An array index clamped into [0, len - 1]. */
+LLVMValueRef em_clamped_index(emit *e, const ir_var *a, LLVMValueRef index);
+/* Array element pointer with the index clamped into [0, len - 1]. */
+LLVMValueRef em_array_ptr(emit *e, const ir_var *a, LLVMValueRef index);
+
+#endif

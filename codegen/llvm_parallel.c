@@ -1,0 +1,332 @@
+/* Parallel loops: the body is outlined into `i32 body(ptr closure, i32 begin, i32 end)`, the
+ * values it uses from outside are packed into a closure (one i64 slot each), and the loop
+ * becomes one call of pf_rt_parallel_for. A non-zero status from any iteration (an allocation
+ * or stage-runtime failure inside) is returned by the enclosing function. */
+#include "codegen/llvm_internal.h"
+
+#include "base/arena.h"
+#include "base/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct captures {
+    const ir_func *f;
+    char *defined;     /* by var id: defined inside the body */
+    char *used;        /* by var id: used inside the body */
+    char *bufs;        /* by buffer id: used inside the body */
+} captures;
+
+static void use_var(captures *c, const ir_var *v)
+{
+    if (!v->const_init)
+        c->used[v->id] = 1;
+}
+
+static void use_buf(captures *c, const ir_buffer *b)
+{
+    c->bufs[b->id] = 1;
+    for (int d = 0; d < b->ndims; d++) {
+        c->used[b->extent[d]->id] = 1;
+        c->used[b->stride[d]->id] = 1;
+    }
+}
+
+static void walk_expr(captures *c, const ir_expr *e)
+{
+    if (!e)
+        return;
+    if (e->kind == IR_VARREF || e->kind == IR_ALOAD)
+        use_var(c, e->var);
+    if (e->kind == IR_LOAD || e->kind == IR_INTERP)
+        use_buf(c, e->buf);
+    if (e->kind == IR_INTERP) {
+        use_buf(c, e->interp->image);
+        if (e->interp->ref)
+            use_buf(c, e->interp->ref);
+    }
+    walk_expr(c, e->a);
+    walk_expr(c, e->b);
+    walk_expr(c, e->c);
+    for (int i = 0; i < e->n_args; i++)
+        walk_expr(c, e->args[i]);
+}
+
+static void walk_stmt(captures *c, const ir_stmt *s)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case IR_S_LET: case IR_S_DECL: case IR_S_ARRAY_DECL: case IR_S_FOR:
+        c->defined[s->var->id] = 1;
+        break;
+    case IR_S_ASSIGN: case IR_S_ARRAY_STORE: case IR_S_SORT:
+        use_var(c, s->var);
+        break;
+    case IR_S_STORE: case IR_S_ALLOC:
+        use_buf(c, s->buf);
+        break;
+    case IR_S_RTCALL:
+        for (int i = 0; i < s->n_bufs; i++)
+            use_buf(c, s->bufs[i]);
+        break;
+    default:
+        break;
+    }
+    if (s->kind == IR_S_ALLOC)  /* allocated inside: its data and strides are defined here */
+        for (int d = 0; d < s->buf->ndims; d++)
+            c->defined[s->buf->stride[d]->id] = 1;
+    walk_expr(c, s->value);
+    walk_expr(c, s->index);
+    walk_expr(c, s->lo);
+    walk_expr(c, s->hi);
+    walk_expr(c, s->step);
+    walk_expr(c, s->cond);
+    for (int i = 0; i < s->n && (s->kind == IR_S_STORE || s->kind == IR_S_RTCALL); i++)
+        walk_expr(c, s->kind == IR_S_STORE ? s->idx[i] : s->args[i]);
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
+        walk_stmt(c, s->body[i]);
+    if (s->kind != IR_S_BLOCK) {
+        walk_stmt(c, s->then_s);
+        walk_stmt(c, s->else_s);
+    }
+}
+
+/* ---- packing values into i64 slots ---- */
+
+static LLVMValueRef to_slot(emit *e, LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (t == e->t_ptr)
+        return LLVMBuildPtrToInt(e->b, v, e->t_i64, "");
+    if (t == e->t_f32)
+        return LLVMBuildZExt(e->b, LLVMBuildBitCast(e->b, v, e->t_i32, ""), e->t_i64, "");
+    if (t == e->t_i64)
+        return v;
+    return LLVMBuildZExt(e->b, v, e->t_i64, "");
+}
+
+static LLVMValueRef from_slot(emit *e, LLVMValueRef v, LLVMTypeRef t)
+{
+    if (t == e->t_ptr)
+        return LLVMBuildIntToPtr(e->b, v, e->t_ptr, "");
+    if (t == e->t_f32)
+        return LLVMBuildBitCast(e->b, LLVMBuildTrunc(e->b, v, e->t_i32, ""), e->t_f32, "");
+    if (t == e->t_i64)
+        return v;
+    return LLVMBuildTrunc(e->b, v, t, "");
+}
+
+static LLVMValueRef slot_ptr(emit *e, LLVMValueRef closure, int i)
+{
+    LLVMValueRef idx = em_i64(e, i);
+    return LLVMBuildInBoundsGEP2(e->b, e->t_i64, closure, &idx, 1, "");
+}
+
+typedef struct saved_state {
+    LLVMValueRef fn;
+    LLVMBasicBlockRef fail_bb, rt_fail_bb, bb;
+    LLVMBuilderRef ab;
+    LLVMValueRef *var, *buf_data;
+    int n_rows;
+} saved_state;
+
+static void save(emit *e, saved_state *s)
+{
+    s->fn = e->fn;
+    s->fail_bb = e->fail_bb;
+    s->rt_fail_bb = e->rt_fail_bb;
+    s->bb = LLVMGetInsertBlock(e->b);
+    s->ab = e->ab;
+    s->var = e->var;
+    s->buf_data = e->buf_data;
+    s->n_rows = e->n_rows;
+}
+
+static void restore(emit *e, const saved_state *s)
+{
+    LLVMDisposeBuilder(e->ab);
+    free(e->var);
+    free(e->buf_data);
+    e->fn = s->fn;
+    e->fail_bb = s->fail_bb;
+    e->rt_fail_bb = s->rt_fail_bb;
+    e->ab = s->ab;
+    e->var = s->var;
+    e->buf_data = s->buf_data;
+    e->n_rows = s->n_rows;
+    LLVMPositionBuilderAtEnd(e->b, s->bb);
+}
+
+static void return_block(emit *e, LLVMBasicBlockRef *bb, int code)
+{
+    *bb = new_block(e, code == 1 ? "fail" : "rt_fail");
+    LLVMPositionBuilderAtEnd(e->b, *bb);
+    LLVMBuildRet(e->b, em_i32(e, code));
+}
+
+static int count_bufs(const captures *c, const saved_state *out)
+{
+    int n = 0;
+    for (int id = 0; id < c->f->n_buffers; id++)
+        n += c->bufs[id] && out->buf_data[id];
+    return n;
+}
+
+/* The chunk function: `i32 chunk(ptr closure, i32 begin, i32 end, ptr noalias buf...)`. The
+ * buffers arrive as noalias arguments (not through the closure) so LLVM keeps knowing that
+ * distinct images never alias, which it needs to vectorize the body. Slots of the closure:
+ * [0] lo, [1] step, then the captured variables in id order. */
+static LLVMValueRef outline(emit *e, const captures *c, const saved_state *out)
+{
+    const ir_func *f = c->f;
+    int nb = count_bufs(c, out);
+    LLVMTypeRef *ps = pf_xmalloc(sizeof *ps * (size_t)(3 + nb));
+    ps[0] = e->t_ptr;
+    ps[1] = ps[2] = e->t_i32;
+    for (int i = 0; i < nb; i++)
+        ps[3 + i] = e->t_ptr;
+    LLVMValueRef fn = LLVMAddFunction(e->mod, "pf_parallel_chunk",
+                                      LLVMFunctionType(e->t_i32, ps, (unsigned)(3 + nb), 0));
+    free(ps);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+    for (int i = 0; i < nb; i++)
+        LLVMAddAttributeAtIndex(fn, (unsigned)(4 + i), LLVMCreateEnumAttribute(e->ctx, noalias, 0));
+    e->fn = fn;
+    e->var = pf_xcalloc((size_t)f->n_vars + 1, sizeof *e->var);
+    e->buf_data = pf_xcalloc((size_t)f->n_buffers + 1, sizeof *e->buf_data);
+    e->n_rows = 0;
+    for (int i = 0; i < f->n_tables; i++)  /* constant tables are module globals */
+        e->var[f->tables[i]->id] = out->var[f->tables[i]->id];
+    e->ab = LLVMCreateBuilderInContext(e->ctx);
+    LLVMBasicBlockRef entry = new_block(e, "entry"), start = new_block(e, "start");
+    LLVMPositionBuilderAtEnd(e->ab, entry);
+    return_block(e, &e->fail_bb, 1);
+    return_block(e, &e->rt_fail_bb, 3);
+    LLVMPositionBuilderAtEnd(e->b, start);
+    LLVMValueRef closure = LLVMGetParam(fn, 0);
+    int slot = 2;
+    for (int id = 0; id < f->n_vars; id++) {
+        if (!c->used[id] || c->defined[id] || !out->var[id])
+            continue;
+        /* lets: the value; mutables, loop variables, arrays: the address of their storage in
+         * the caller's frame (alive while the call waits; stage bodies only read them). */
+        LLVMValueRef raw = LLVMBuildLoad2(e->b, e->t_i64, slot_ptr(e, closure, slot++), "");
+        e->var[id] = from_slot(e, raw, LLVMTypeOf(out->var[id]));
+    }
+    int k = 3;
+    for (int id = 0; id < f->n_buffers; id++)
+        if (c->bufs[id] && out->buf_data[id])
+            e->buf_data[id] = LLVMGetParam(fn, (unsigned)k++);
+    return fn;
+}
+
+/* The task pf_rt_parallel_for calls: passes the buffers (stored after the variables in the
+ * closure) as arguments of the chunk function. */
+static LLVMValueRef task_wrapper(emit *e, LLVMValueRef chunk, int n_var_slots, int nb)
+{
+    LLVMTypeRef ps[3] = { e->t_ptr, e->t_i32, e->t_i32 };
+    LLVMValueRef fn = LLVMAddFunction(e->mod, "pf_parallel_task",
+                                      LLVMFunctionType(e->t_i32, ps, 3, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(e->ctx, fn, "entry");
+    LLVMBuilderRef b = e->b;
+    LLVMPositionBuilderAtEnd(b, bb);
+    LLVMValueRef *args = pf_xmalloc(sizeof *args * (size_t)(3 + nb));
+    for (int i = 0; i < 3; i++)
+        args[i] = LLVMGetParam(fn, (unsigned)i);
+    for (int i = 0; i < nb; i++) {
+        LLVMValueRef raw = LLVMBuildLoad2(b, e->t_i64, slot_ptr(e, LLVMGetParam(fn, 0),
+                                                               n_var_slots + i), "");
+        args[3 + i] = LLVMBuildIntToPtr(b, raw, e->t_ptr, "");
+    }
+    LLVMValueRef r = LLVMBuildCall2(b, LLVMGlobalGetValueType(chunk), chunk, args,
+                                    (unsigned)(3 + nb), "");
+    LLVMBuildRet(b, r);
+    free(args);
+    return fn;
+}
+
+static void emit_chunk_loop(emit *e, const ir_stmt *s, LLVMValueRef fn, LLVMValueRef lo,
+                            LLVMValueRef step)
+{
+    LLVMValueRef i = entry_alloca(e, e->t_i32, "i");
+    LLVMBuildStore(e->b, LLVMGetParam(fn, 1), i);
+    LLVMValueRef iv = entry_alloca(e, e->t_i32, s->var->name);
+    e->var[s->var->id] = iv;
+    LLVMBasicBlockRef head = new_block(e, "chunk"), body = new_block(e, "iter"),
+                      done = new_block(e, "chunk_end");
+    LLVMBuildBr(e->b, head);
+    LLVMPositionBuilderAtEnd(e->b, head);
+    LLVMValueRef cur = LLVMBuildLoad2(e->b, e->t_i32, i, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, cur, LLVMGetParam(fn, 2), ""), body,
+                    done);
+    LLVMPositionBuilderAtEnd(e->b, body);
+    LLVMValueRef v = LLVMBuildAdd(e->b, lo, LLVMBuildMul(e->b, cur, step, ""), "");
+    LLVMBuildStore(e->b, v, iv);
+    em_stmt(e, s->then_s);
+    cur = LLVMBuildLoad2(e->b, e->t_i32, i, "");
+    LLVMBuildStore(e->b, LLVMBuildAdd(e->b, cur, em_i32(e, 1), ""), i);
+    LLVMBuildBr(e->b, head);
+    LLVMPositionBuilderAtEnd(e->b, done);
+    LLVMBuildRet(e->b, em_i32(e, 0));
+}
+
+void em_parallel_for(emit *e, const ir_stmt *s)
+{
+    const ir_func *f = e->irf;
+    captures c = { f, pf_xcalloc((size_t)f->n_vars + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1),
+                   pf_xcalloc((size_t)f->n_buffers + 1, 1) };
+    c.defined[s->var->id] = 1;
+    walk_stmt(&c, s->then_s);
+    /* Outside: evaluate the bounds and pack the closure. */
+    LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi), step = em_expr(e, s->step);
+    int n_slots = 2;
+    for (int id = 0; id < f->n_vars; id++)
+        n_slots += c.used[id] && !c.defined[id] && e->var[id];
+    for (int id = 0; id < f->n_buffers; id++)
+        n_slots += c.bufs[id] && e->buf_data[id];
+    LLVMValueRef closure = entry_alloca(e, LLVMArrayType(e->t_i64, (unsigned)n_slots), "closure");
+    LLVMBuildStore(e->b, to_slot(e, lo), slot_ptr(e, closure, 0));
+    LLVMBuildStore(e->b, to_slot(e, step), slot_ptr(e, closure, 1));
+    int slot = 2;
+    for (int id = 0; id < f->n_vars; id++)
+        if (c.used[id] && !c.defined[id] && e->var[id])
+            LLVMBuildStore(e->b, to_slot(e, e->var[id]), slot_ptr(e, closure, slot++));
+    int n_var_slots = slot;
+    for (int id = 0; id < f->n_buffers; id++)
+        if (c.bufs[id] && e->buf_data[id])
+            LLVMBuildStore(e->b, to_slot(e, e->buf_data[id]), slot_ptr(e, closure, slot++));
+    LLVMValueRef span = LLVMBuildSub(e->b, hi, lo, "");
+    LLVMValueRef n = LLVMBuildSDiv(e->b, LLVMBuildAdd(e->b, span, LLVMBuildSub(e->b, step,
+                                                                               em_i32(e, 1), ""),
+                                                      ""), step, "");
+    LLVMValueRef pos = LLVMBuildICmp(e->b, LLVMIntSGT, span, em_i32(e, 0), "");
+    n = LLVMBuildSelect(e->b, pos, n, em_i32(e, 0), "");
+    /* The outlined body. */
+    saved_state out;
+    save(e, &out);
+    int nb = count_bufs(&c, &out);
+    LLVMValueRef chunk = outline(e, &c, &out);
+    LLVMValueRef blo = LLVMBuildLoad2(e->b, e->t_i64, slot_ptr(e, LLVMGetParam(chunk, 0), 0), "");
+    LLVMValueRef bstep = LLVMBuildLoad2(e->b, e->t_i64, slot_ptr(e, LLVMGetParam(chunk, 0), 1),
+                                        "");
+    emit_chunk_loop(e, s, chunk, LLVMBuildTrunc(e->b, blo, e->t_i32, ""),
+                    LLVMBuildTrunc(e->b, bstep, e->t_i32, ""));
+    LLVMBuildBr(e->ab, LLVMGetNextBasicBlock(LLVMGetFirstBasicBlock(chunk)));
+    LLVMValueRef fn = task_wrapper(e, chunk, n_var_slots, nb);
+    restore(e, &out);
+    /* The call. */
+    LLVMValueRef args[3] = { fn, closure, n };
+    LLVMTypeRef ps[3] = { e->t_ptr, e->t_ptr, e->t_i32 };
+    LLVMValueRef status = em_call_ext(e, "pf_rt_parallel_for", e->t_i32, ps, 3, args);
+    LLVMBasicBlockRef ok = new_block(e, "par_ok"), bad = new_block(e, "par_fail");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, status, em_i32(e, 0), ""), ok, bad);
+    LLVMPositionBuilderAtEnd(e->b, bad);
+    LLVMBuildRet(e->b, status);
+    LLVMPositionBuilderAtEnd(e->b, ok);
+    free(c.defined);
+    free(c.used);
+    free(c.bufs);
+}

@@ -1,0 +1,871 @@
+/* Explicit vectorization of IR_LOOP_VECTORIZED loops: the loop runs W lanes at a time and its
+ * body is emitted once as LLVM vector code, then once more as the scalar tail.
+ *
+ * Every integer value of the body is classified as uniform (the same in all lanes), affine in
+ * the lane (base + lane * stride, e.g. the loop variable or x - 8) or a general vector, so a
+ * read at `x + c` becomes one contiguous vector load and a store at the own pixel a vector
+ * store; other reads become gathers. A condition that differs between lanes predicates the
+ * code under it (masked stores, blended assignments) instead of branching. Bodies with
+ * constructs that do not vectorize (sorts, medians, runtime calls, loops whose bounds differ
+ * between lanes) are emitted as plain scalar loops; vec_supported() decides before anything
+ * is emitted. */
+#include "codegen/llvm_internal.h"
+
+#include "base/arena.h"
+#include "base/error.h"
+#include "codegen/ir_clone.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum vkind { V_UNIFORM, V_AFFINE, V_VECTOR } vkind;
+
+typedef struct vval {
+    vkind kind;
+    LLVMValueRef v;   /* UNIFORM: scalar; AFFINE: the scalar base (lane 0); VECTOR: <W x T> */
+    int64_t stride;   /* AFFINE: lane stride */
+} vval;
+
+typedef struct vec {
+    emit *e;
+    int W;
+    const ir_var *lane;  /* the vectorized loop variable */
+    char *inside;        /* by var id: defined inside the vector body */
+    vval *val;           /* by var id: lets defined inside */
+    LLVMValueRef *vslot; /* by var id: vector allocas of mutables and arrays defined inside */
+    LLVMValueRef mask;   /* <W x i1> of active lanes, or NULL when all are */
+    LLVMValueRef base;   /* the lane variable's value in lane 0 */
+    int64_t step;        /* the loop's (constant) step */
+} vec;
+
+/* ---- can the body be vectorized? ---- */
+
+static bool supported_expr(const ir_expr *e)
+{
+    if (!e)
+        return true;
+    if (e->kind == IR_CALL && (e->fn == IR_FN_MEDIAN))
+        return false;
+    if (e->kind == IR_INTERP)
+        return false;
+    if (!supported_expr(e->a) || !supported_expr(e->b) || !supported_expr(e->c))
+        return false;
+    for (int i = 0; i < e->n_args; i++)
+        if (!supported_expr(e->args[i]))
+            return false;
+    return true;
+}
+
+/* Whether an expression may differ between lanes (conservatively). */
+static bool varies(const ir_expr *e, const char *inside, const ir_var *lane)
+{
+    if (!e)
+        return false;
+    if ((e->kind == IR_VARREF || e->kind == IR_ALOAD) && (e->var == lane || inside[e->var->id]))
+        return true;
+    if (e->kind == IR_LOAD)
+        for (int i = 0; i < e->n_args; i++)
+            if (varies(e->args[i], inside, lane))
+                return true;
+    if (varies(e->a, inside, lane) || varies(e->b, inside, lane) || varies(e->c, inside, lane))
+        return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (varies(e->args[i], inside, lane))
+            return true;
+    return false;
+}
+
+static bool supported_stmt(const ir_stmt *s, const char *inside, const ir_var *lane)
+{
+    if (!s)
+        return true;
+    switch (s->kind) {
+    case IR_S_SORT: case IR_S_RTCALL: case IR_S_ALLOC:
+        return false;
+    case IR_S_FOR:
+        if (varies(s->lo, inside, lane) || varies(s->hi, inside, lane) ||
+            varies(s->step, inside, lane) || s->loop_kind != IR_LOOP_SERIAL)
+            return false;
+        break;
+    case IR_S_STORE:
+        for (int i = 0; i < s->n; i++)
+            if (!supported_expr(s->idx[i]))
+                return false;
+        if (s->scatter)
+            return false;
+        break;
+    default:
+        break;
+    }
+    if (!supported_expr(s->value) || !supported_expr(s->index) || !supported_expr(s->cond) ||
+        !supported_expr(s->lo) || !supported_expr(s->hi) || !supported_expr(s->step))
+        return false;
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
+        if (!supported_stmt(s->body[i], inside, lane))
+            return false;
+    if (s->kind != IR_S_BLOCK &&
+        (!supported_stmt(s->then_s, inside, lane) || !supported_stmt(s->else_s, inside, lane)))
+        return false;
+    return true;
+}
+
+/* ---- values ---- */
+
+static LLVMTypeRef vtype(vec *v, ir_type t)
+{
+    return LLVMVectorType(em_type(v->e, t), (unsigned)v->W);
+}
+
+static LLVMValueRef splat(vec *v, LLVMValueRef s)
+{
+    emit *e = v->e;
+    LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), (unsigned)v->W);
+    LLVMValueRef u = LLVMBuildInsertElement(e->b, LLVMGetPoison(vt), s, em_i32(e, 0), "");
+    LLVMValueRef zeros = LLVMConstNull(LLVMVectorType(e->t_i32, (unsigned)v->W));
+    return LLVMBuildShuffleVector(e->b, u, LLVMGetPoison(vt), zeros, "");
+}
+
+/* <0, stride, 2*stride, ...> in the scalar's type. */
+static LLVMValueRef lane_offsets(vec *v, LLVMTypeRef t, int64_t stride)
+{
+    LLVMValueRef *c = pf_xmalloc(sizeof *c * (size_t)v->W);
+    for (int i = 0; i < v->W; i++)
+        c[i] = LLVMConstInt(t, (unsigned long long)(stride * i), 1);
+    LLVMValueRef r = LLVMConstVector(c, (unsigned)v->W);
+    free(c);
+    return r;
+}
+
+static LLVMValueRef as_vector(vec *v, vval x)
+{
+    emit *e = v->e;
+    if (x.kind == V_VECTOR)
+        return x.v;
+    LLVMValueRef s = splat(v, x.v);
+    if (x.kind == V_UNIFORM)
+        return s;
+    return LLVMBuildAdd(e->b, s, lane_offsets(v, LLVMTypeOf(x.v), x.stride), "");
+}
+
+static vval uni(LLVMValueRef s)
+{
+    vval r = { V_UNIFORM, s, 0 };
+    return r;
+}
+
+static vval vect(LLVMValueRef s)
+{
+    vval r = { V_VECTOR, s, 0 };
+    return r;
+}
+
+static vval affine(LLVMValueRef base, int64_t stride)
+{
+    vval r = { stride ? V_AFFINE : V_UNIFORM, base, stride };
+    return r;
+}
+
+static vval vx(vec *v, const ir_expr *x);
+
+/* Applies a scalar emission routine to vector operands: the routine works on any LLVM value
+ * type, so uniform operands are splat first. */
+typedef LLVMValueRef (*binop_fn)(emit *e, const ir_expr *x, LLVMValueRef a, LLVMValueRef b);
+
+static LLVMValueRef int_bin_v(emit *e, const ir_expr *x, LLVMValueRef a, LLVMValueRef b);
+static LLVMValueRef float_bin_v(emit *e, const ir_expr *x, LLVMValueRef a, LLVMValueRef b);
+
+static vval vbin(vec *v, const ir_expr *x)
+{
+    emit *e = v->e;
+    vval a = vx(v, x->a), b = vx(v, x->b);
+    bool is_int = x->a->type != IR_F32;  /* integers and bools */
+    if (a.kind == V_UNIFORM && b.kind == V_UNIFORM)
+        return uni(is_int ? int_bin_v(e, x, a.v, b.v) : float_bin_v(e, x, a.v, b.v));
+    if (is_int && (x->op == IR_ADD || x->op == IR_SUB) && a.kind != V_VECTOR &&
+        b.kind != V_VECTOR) {
+        LLVMValueRef base = x->op == IR_ADD ? LLVMBuildAdd(e->b, a.v, b.v, "")
+                                            : LLVMBuildSub(e->b, a.v, b.v, "");
+        return affine(base, x->op == IR_ADD ? a.stride + b.stride : a.stride - b.stride);
+    }
+    int64_t k;
+    if (is_int && x->op == IR_MUL && a.kind == V_AFFINE && ir_is_const(x->b, &k))
+        return affine(LLVMBuildMul(e->b, a.v, b.v, ""), a.stride * k);
+    if (is_int && x->op == IR_MUL && b.kind == V_AFFINE && ir_is_const(x->a, &k))
+        return affine(LLVMBuildMul(e->b, a.v, b.v, ""), b.stride * k);
+    LLVMValueRef va = as_vector(v, a), vb = as_vector(v, b);
+    return vect(is_int ? int_bin_v(e, x, va, vb) : float_bin_v(e, x, va, vb));
+}
+
+/* The scalar helpers of llvm_expr.c are not type-generic for constants; these are. */
+static LLVMValueRef zero_like(LLVMValueRef a)
+{
+    return LLVMConstNull(LLVMTypeOf(a));
+}
+
+static LLVMValueRef int_bin_v(emit *e, const ir_expr *x, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMBuilderRef B = e->b;
+    switch (x->op) {
+    case IR_ADD: return LLVMBuildAdd(B, a, b, "");
+    case IR_SUB: return LLVMBuildSub(B, a, b, "");
+    case IR_MUL: return LLVMBuildMul(B, a, b, "");
+    case IR_DIV:
+    case IR_MOD: {
+        int64_t k;
+        if (ir_is_const(x->b, &k) && k != 0 && k != -1)
+            return x->op == IR_DIV ? LLVMBuildSDiv(B, a, b, "") : LLVMBuildSRem(B, a, b, "");
+        LLVMValueRef zero = zero_like(a), ones = LLVMConstAllOnes(LLVMTypeOf(a));
+        LLVMValueRef one = LLVMBuildSub(B, zero, ones, "");
+        LLVMValueRef is0 = LLVMBuildICmp(B, LLVMIntEQ, b, zero, "");
+        LLVMValueRef ism1 = LLVMBuildICmp(B, LLVMIntEQ, b, ones, "");
+        LLVMValueRef special = LLVMBuildOr(B, is0, ism1, "");
+        LLVMValueRef sb = LLVMBuildSelect(B, special, one, b, "");
+        if (x->op == IR_MOD)
+            return LLVMBuildSelect(B, special, zero, LLVMBuildSRem(B, a, sb, ""), "");
+        LLVMValueRef q = LLVMBuildSelect(B, ism1, LLVMBuildSub(B, zero, a, ""),
+                                         LLVMBuildSDiv(B, a, sb, ""), "");
+        return LLVMBuildSelect(B, is0, zero, q, "");
+    }
+    case IR_MIN: return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, b, a, ""), b, a, "");
+    case IR_MAX: return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, b, ""), b, a, "");
+    case IR_LT: return LLVMBuildICmp(B, LLVMIntSLT, a, b, "");
+    case IR_LE: return LLVMBuildICmp(B, LLVMIntSLE, a, b, "");
+    case IR_EQ: return LLVMBuildICmp(B, LLVMIntEQ, a, b, "");
+    case IR_NE: return LLVMBuildICmp(B, LLVMIntNE, a, b, "");
+    case IR_AND: return LLVMBuildAnd(B, a, b, "");
+    case IR_OR: return LLVMBuildOr(B, a, b, "");
+    default: pf_die("vector int op %s", ir_op_name(x->op));
+    }
+}
+
+static LLVMValueRef float_bin_v(emit *e, const ir_expr *x, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMBuilderRef B = e->b;
+    switch (x->op) {
+    case IR_ADD: return LLVMBuildFAdd(B, a, b, "");
+    case IR_SUB: return LLVMBuildFSub(B, a, b, "");
+    case IR_MUL: return LLVMBuildFMul(B, a, b, "");
+    case IR_DIV: return LLVMBuildFDiv(B, a, b, "");
+    case IR_MIN: return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, b, a, ""), b, a, "");
+    case IR_MAX: return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, a, b, ""), b, a, "");
+    case IR_LT: return LLVMBuildFCmp(B, LLVMRealOLT, a, b, "");
+    case IR_LE: return LLVMBuildFCmp(B, LLVMRealOLE, a, b, "");
+    case IR_EQ: return LLVMBuildFCmp(B, LLVMRealOEQ, a, b, "");
+    case IR_NE: return LLVMBuildFCmp(B, LLVMRealUNE, a, b, "");
+    default: pf_die("vector float op %s", ir_op_name(x->op));
+    }
+}
+
+static vval vun(vec *v, const ir_expr *x)
+{
+    emit *e = v->e;
+    vval a = vx(v, x->a);
+    if (x->op == IR_NEG && x->type != IR_F32 && a.kind != V_VECTOR)
+        return affine(LLVMBuildSub(e->b, zero_like(a.v), a.v, ""), -a.stride);
+    LLVMValueRef o = a.kind == V_UNIFORM ? a.v : as_vector(v, a);
+    LLVMValueRef r;
+    if (x->op == IR_NOT)
+        r = LLVMBuildNot(e->b, o, "");
+    else if (x->type == IR_F32)
+        r = LLVMBuildFNeg(e->b, o, "");
+    else
+        r = LLVMBuildSub(e->b, zero_like(o), o, "");
+    return a.kind == V_UNIFORM ? uni(r) : vect(r);
+}
+
+static vval vcast(vec *v, const ir_expr *x)
+{
+    emit *e = v->e;
+    vval a = vx(v, x->a);
+    ir_type from = x->a->type, to = x->type;
+    if (a.kind == V_AFFINE && from == IR_I32 && to == IR_I64)
+        return affine(LLVMBuildSExt(e->b, a.v, e->t_i64, ""), a.stride);
+    bool uniform = a.kind == V_UNIFORM;
+    LLVMValueRef o = uniform ? a.v : as_vector(v, a);
+    LLVMTypeRef t = uniform ? em_type(e, to) : vtype(v, to);
+    LLVMValueRef r;
+    if (to == IR_F32)
+        r = from == IR_BOOL ? LLVMBuildUIToFP(e->b, o, t, "") : LLVMBuildSIToFP(e->b, o, t, "");
+    else if (to == IR_BOOL)
+        r = from == IR_F32 ? LLVMBuildFCmp(e->b, LLVMRealUNE, o, zero_like(o), "")
+                           : LLVMBuildICmp(e->b, LLVMIntNE, o, zero_like(o), "");
+    else if (from == IR_F32) {
+        unsigned id = LLVMLookupIntrinsicID("llvm.fptosi.sat", 15);
+        LLVMTypeRef tys[2] = { t, LLVMTypeOf(o) };
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
+        r = LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, &o, 1, "");
+    } else if (from == IR_BOOL)
+        r = LLVMBuildZExt(e->b, o, t, "");
+    else if (from == IR_I32 && to == IR_I64)
+        r = LLVMBuildSExt(e->b, o, t, "");
+    else
+        r = LLVMBuildTrunc(e->b, o, t, "");
+    return uniform ? uni(r) : vect(r);
+}
+
+static vval vselect(vec *v, const ir_expr *x)
+{
+    emit *e = v->e;
+    vval c = vx(v, x->a), a = vx(v, x->b), b = vx(v, x->c);
+    if (c.kind == V_UNIFORM && a.kind == V_UNIFORM && b.kind == V_UNIFORM)
+        return uni(LLVMBuildSelect(e->b, c.v, a.v, b.v, ""));
+    LLVMValueRef cv = c.kind == V_UNIFORM ? c.v : as_vector(v, c);
+    return vect(LLVMBuildSelect(e->b, cv, as_vector(v, a), as_vector(v, b), ""));
+}
+
+/* ---- calls ---- */
+
+/* Calls a scalar function on each lane (for functions without a vector form). */
+static LLVMValueRef per_lane(vec *v, const char *name, LLVMTypeRef ret, LLVMTypeRef *ps, int n,
+                             LLVMValueRef *vargs, bool *is_vec)
+{
+    emit *e = v->e;
+    LLVMValueRef r = LLVMGetPoison(LLVMVectorType(ret, (unsigned)v->W));
+    for (int l = 0; l < v->W; l++) {
+        LLVMValueRef a[8];
+        for (int i = 0; i < n; i++)
+            a[i] = is_vec[i] ? LLVMBuildExtractElement(e->b, vargs[i], em_i32(e, l), "")
+                             : vargs[i];
+        LLVMValueRef s = em_call_ext(e, name, ret, ps, n, a);
+        r = LLVMBuildInsertElement(e->b, r, s, em_i32(e, l), "");
+    }
+    return r;
+}
+
+static vval vcall(vec *v, const ir_expr *x)
+{
+    emit *e = v->e;
+    vval a[5];
+    bool any = false, is_vec[5];
+    LLVMValueRef args[5];
+    for (int i = 0; i < x->n_args && i < 4; i++) {
+        a[i] = vx(v, x->args[i]);
+        any |= a[i].kind != V_UNIFORM;
+    }
+    if (!any) {  /* uniform: the scalar emission of the same call */
+        return uni(em_expr(e, x));
+    }
+    static const char *intrinsics[] = {
+        [IR_FN_EXP] = "llvm.exp", [IR_FN_LOG] = "llvm.log", [IR_FN_SQRT] = "llvm.sqrt",
+        [IR_FN_SIN] = "llvm.sin", [IR_FN_COS] = "llvm.cos", [IR_FN_POW] = "llvm.pow",
+        [IR_FN_FLOOR] = "llvm.floor", [IR_FN_CEIL] = "llvm.ceil", [IR_FN_ROUND] = "llvm.round",
+        [IR_FN_FABS] = "llvm.fabs",
+    };
+    if (x->fn <= IR_FN_FABS && x->fn != IR_FN_TAN && x->fn != IR_FN_ATAN2) {
+        for (int i = 0; i < x->n_args; i++)
+            args[i] = as_vector(v, a[i]);
+        return vect(em_intrinsic(e, intrinsics[x->fn], vtype(v, IR_F32), args, x->n_args));
+    }
+    LLVMTypeRef ps[5];
+    int n = 0;
+    const char *name;
+    if (x->fn == IR_FN_TAN || x->fn == IR_FN_ATAN2) {
+        name = x->fn == IR_FN_TAN ? "tanf" : "atan2f";
+        for (; n < x->n_args; n++)
+            ps[n] = e->t_f32;
+    } else if (x->fn == IR_FN_NOISE) {
+        name = "pf_rt_noise";
+        ps[0] = e->t_i32;
+        args[0] = em_i32(e, x->n_args);
+        is_vec[0] = false;
+        for (n = 1; n < 5; n++) {
+            ps[n] = e->t_i32;
+            bool have = n - 1 < x->n_args;
+            is_vec[n] = have && a[n - 1].kind != V_UNIFORM;
+            args[n] = !have ? em_i32(e, 0) : is_vec[n] ? as_vector(v, a[n - 1]) : a[n - 1].v;
+        }
+        return vect(per_lane(v, name, e->t_f32, ps, 5, args, is_vec));
+    } else {  /* IR_FN_PERF_HASH */
+        name = "pf_rt_perf_hash";
+        for (; n < 4; n++)
+            ps[n] = e->t_i32;
+    }
+    for (int i = 0; i < n; i++) {
+        is_vec[i] = a[i].kind != V_UNIFORM;
+        args[i] = is_vec[i] ? as_vector(v, a[i]) : a[i].v;
+    }
+    return vect(per_lane(v, name, e->t_f32, ps, n, args, is_vec));
+}
+
+/* ---- loads ---- */
+
+/* Index vectors with the buffer's boundary mode applied where clamp_mask asks. Returns the
+ * in-range mask for constant boundaries (or NULL). */
+static LLVMValueRef vindex(vec *v, const ir_buffer *buf, int d, vval i, bool clamp,
+                           LLVMValueRef *inside)
+{
+    emit *e = v->e;
+    LLVMValueRef x = as_vector(v, i);
+    if (!clamp)
+        return x;
+    LLVMValueRef n = splat(v, em_var(e, buf->extent[d]));
+    LLVMValueRef zero = zero_like(x), one = splat(v, em_i32(e, 1));
+    LLVMValueRef last = LLVMBuildSub(e->b, n, one, "");
+    LLVMValueRef lo2[2], hi2[2];
+    LLVMTypeRef vt = LLVMTypeOf(x);
+    switch (buf->boundary) {
+    case PF_BOUNDARY_WRAP: {
+        LLVMValueRef r = LLVMBuildSRem(e->b, x, n, "");
+        LLVMValueRef neg = LLVMBuildICmp(e->b, LLVMIntSLT, r, zero, "");
+        return LLVMBuildSelect(e->b, neg, LLVMBuildAdd(e->b, r, n, ""), r, "");
+    }
+    case PF_BOUNDARY_MIRROR: {
+        lo2[0] = LLVMBuildAdd(e->b, last, last, "");
+        lo2[1] = one;
+        LLVMValueRef p = em_intrinsic(e, "llvm.smax", vt, lo2, 2);
+        LLVMValueRef r = LLVMBuildSRem(e->b, x, p, "");
+        LLVMValueRef neg = LLVMBuildICmp(e->b, LLVMIntSLT, r, zero, "");
+        LLVMValueRef j = LLVMBuildSelect(e->b, neg, LLVMBuildAdd(e->b, r, p, ""), r, "");
+        LLVMValueRef in = LLVMBuildICmp(e->b, LLVMIntSLT, j, n, "");
+        hi2[0] = LLVMBuildSelect(e->b, in, j, LLVMBuildSub(e->b, p, j, ""), "");
+        hi2[1] = last;
+        return em_intrinsic(e, "llvm.smin", vt, hi2, 2);
+    }
+    case PF_BOUNDARY_CONSTANT: {
+        LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntULT, x, n, "");
+        *inside = *inside ? LLVMBuildAnd(e->b, *inside, ok, "") : ok;
+        break;
+    }
+    default:
+        break;
+    }
+    lo2[0] = x;
+    lo2[1] = zero;
+    hi2[0] = em_intrinsic(e, "llvm.smax", vt, lo2, 2);
+    hi2[1] = last;
+    return em_intrinsic(e, "llvm.smin", vt, hi2, 2);
+}
+
+/* Offsets of buf's elements at index vectors idx (i64 vector). */
+static LLVMValueRef voffsets(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
+{
+    emit *e = v->e;
+    LLVMTypeRef v64 = LLVMVectorType(e->t_i64, (unsigned)v->W);
+    LLVMValueRef off = LLVMBuildSExt(e->b, idx[0], v64, "");
+    for (int d = 1; d < buf->ndims; d++) {
+        LLVMValueRef t = LLVMBuildMul(e->b, LLVMBuildSExt(e->b, idx[d], v64, ""),
+                                      splat(v, em_var(e, buf->stride[d])), "");
+        off = LLVMBuildAdd(e->b, off, t, "");
+    }
+    return off;
+}
+
+static LLVMValueRef all_true(vec *v)
+{
+    return LLVMConstAllOnes(LLVMVectorType(v->e->t_i1, (unsigned)v->W));
+}
+
+static LLVMValueRef gather(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
+{
+    emit *e = v->e;
+    LLVMValueRef ptrs = LLVMBuildGEP2(e->b, e->t_f32, e->buf_data[buf->id],
+                                      (LLVMValueRef[]){ voffsets(v, buf, idx) }, 1, "");
+    LLVMTypeRef vf = vtype(v, IR_F32), pv = LLVMVectorType(e->t_ptr, (unsigned)v->W);
+    unsigned id = LLVMLookupIntrinsicID("llvm.masked.gather", 18);
+    LLVMTypeRef tys[2] = { vf, pv };
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
+    LLVMValueRef args[4] = { ptrs, em_i32(e, 4), all_true(v), LLVMGetPoison(vf) };
+    return LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, args, 4, "");
+}
+
+/* The scalar element pointer of lane 0 for indices whose dimension 0 is affine with stride 1
+ * and the others uniform. */
+static LLVMValueRef lane0_ptr(vec *v, const ir_buffer *buf, vval *iv)
+{
+    emit *e = v->e;
+    LLVMValueRef idx[IR_MAX_DIMS];
+    for (int d = 0; d < buf->ndims; d++)
+        idx[d] = iv[d].v;
+    return em_element_ptr(e, buf, idx);
+}
+
+static bool contiguous(const ir_buffer *buf, const vval *iv, uint8_t mask)
+{
+    if (iv[0].kind != V_AFFINE || iv[0].stride != 1 || (mask & 1))
+        return false;
+    for (int d = 1; d < buf->ndims; d++)
+        if (iv[d].kind != V_UNIFORM)
+            return false;
+    return true;
+}
+
+static vval vload(vec *v, const ir_expr *x)
+{
+    emit *e = v->e;
+    const ir_buffer *buf = x->buf;
+    vval iv[IR_MAX_DIMS];
+    bool any = false;
+    for (int d = 0; d < buf->ndims; d++) {
+        iv[d] = vx(v, x->args[d]);
+        any |= iv[d].kind != V_UNIFORM;
+    }
+    if (!any)
+        return uni(em_expr(e, x));
+    if (contiguous(buf, iv, 0) && !(x->clamp_mask & 1)) {
+        /* dimensions >= 1 are uniform: clamp them as scalars */
+        bool other_clamps = (x->clamp_mask & ~1u) != 0;
+        if (!other_clamps) {
+            LLVMValueRef p = lane0_ptr(v, buf, iv);
+            LLVMValueRef l = LLVMBuildLoad2(e->b, vtype(v, IR_F32), p, "");
+            LLVMSetAlignment(l, 4);
+            return vect(l);
+        }
+    }
+    LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
+    for (int d = 0; d < buf->ndims; d++)
+        idx[d] = vindex(v, buf, d, iv[d], (x->clamp_mask >> d) & 1, &inside);
+    LLVMValueRef g = gather(v, buf, idx);
+    if (inside)
+        g = LLVMBuildSelect(e->b, inside, g,
+                            splat(v, LLVMConstReal(e->t_f32, buf->constant_value)), "");
+    return vect(g);
+}
+
+static vval vaload(vec *v, const ir_expr *x)
+{
+    emit *e = v->e;
+    vval i = vx(v, x->a);
+    const ir_var *a = x->var;
+    if (!v->inside[a->id]) {  /* a table or an array from outside: scalar or gathered */
+        if (i.kind == V_UNIFORM)
+            return uni(em_expr(e, x));
+        LLVMValueRef iv = as_vector(v, i);
+        LLVMValueRef r = LLVMGetPoison(vtype(v, a->type));
+        for (int l = 0; l < v->W; l++) {
+            LLVMValueRef il = LLVMBuildExtractElement(e->b, iv, em_i32(e, l), "");
+            LLVMValueRef s = LLVMBuildLoad2(e->b, em_type(e, a->type), em_array_ptr(e, a, il), "");
+            r = LLVMBuildInsertElement(e->b, r, s, em_i32(e, l), "");
+        }
+        return vect(r);
+    }
+    /* An array of the body: each element is a vector of lanes. */
+    LLVMTypeRef vt = vtype(v, a->type);
+    if (i.kind == V_UNIFORM) {
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, vt, v->vslot[a->id],
+                                               (LLVMValueRef[]){ em_clamped_index(e, a, i.v) },
+                                               1, "");
+        return vect(LLVMBuildLoad2(e->b, vt, p, ""));
+    }
+    LLVMValueRef iv = as_vector(v, i);
+    LLVMValueRef r = LLVMGetPoison(vt);
+    for (int l = 0; l < v->W; l++) {
+        LLVMValueRef il = em_clamped_index(e, a, LLVMBuildExtractElement(e->b, iv, em_i32(e, l),
+                                                                         ""));
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, vt, v->vslot[a->id], &il, 1, "");
+        LLVMValueRef el = LLVMBuildLoad2(e->b, vt, p, "");
+        r = LLVMBuildInsertElement(e->b, r, LLVMBuildExtractElement(e->b, el, em_i32(e, l), ""),
+                                   em_i32(e, l), "");
+    }
+    return vect(r);
+}
+
+static vval vx(vec *v, const ir_expr *x)
+{
+    emit *e = v->e;
+    switch (x->kind) {
+    case IR_CONST:
+        return uni(em_expr(e, x));
+    case IR_VARREF:
+        if (x->var == v->lane)
+            return affine(v->base, v->step);
+        if (!v->inside[x->var->id])
+            return uni(em_var(e, x->var));
+        if (x->var->kind == IR_VAR_LET)
+            return v->val[x->var->id];
+        return vect(LLVMBuildLoad2(e->b, vtype(v, x->var->type), v->vslot[x->var->id], ""));
+    case IR_BIN:
+        return vbin(v, x);
+    case IR_UN:
+        return vun(v, x);
+    case IR_SELECT:
+        return vselect(v, x);
+    case IR_CAST:
+        return vcast(v, x);
+    case IR_LOAD:
+        return vload(v, x);
+    case IR_ALOAD:
+        return vaload(v, x);
+    case IR_CALL:
+        return vcall(v, x);
+    default:
+        pf_die("vectorizing an unsupported expression (kind %d)", (int)x->kind);
+    }
+}
+
+/* ---- statements ---- */
+
+static void vstmt(vec *v, const ir_stmt *s);
+
+static LLVMValueRef masked_value(vec *v, LLVMValueRef nv, LLVMValueRef old)
+{
+    return v->mask ? LLVMBuildSelect(v->e->b, v->mask, nv, old, "") : nv;
+}
+
+static void vassign(vec *v, const ir_stmt *s)
+{
+    emit *e = v->e;
+    LLVMTypeRef vt = vtype(v, s->var->type);
+    LLVMValueRef nv = as_vector(v, vx(v, s->value));
+    if (s->kind == IR_S_DECL) {
+        v->vslot[s->var->id] = entry_alloca(e, vt, s->var->name);
+        v->inside[s->var->id] = 1;
+        LLVMBuildStore(e->b, nv, v->vslot[s->var->id]);
+        return;
+    }
+    LLVMValueRef old = LLVMBuildLoad2(e->b, vt, v->vslot[s->var->id], "");
+    LLVMBuildStore(e->b, masked_value(v, nv, old), v->vslot[s->var->id]);
+}
+
+static void varray_store(vec *v, const ir_stmt *s)
+{
+    emit *e = v->e;
+    const ir_var *a = s->var;
+    LLVMTypeRef vt = vtype(v, a->type);
+    vval i = vx(v, s->index);
+    LLVMValueRef nv = as_vector(v, vx(v, s->value));
+    if (i.kind == V_UNIFORM) {
+        LLVMValueRef ix = em_clamped_index(e, a, i.v);
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, vt, v->vslot[a->id], &ix, 1, "");
+        LLVMBuildStore(e->b, masked_value(v, nv, LLVMBuildLoad2(e->b, vt, p, "")), p);
+        return;
+    }
+    LLVMValueRef iv = as_vector(v, i);
+    for (int l = 0; l < v->W; l++) {
+        LLVMValueRef lane = em_i32(e, l);
+        LLVMValueRef il = em_clamped_index(e, a, LLVMBuildExtractElement(e->b, iv, lane, ""));
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, vt, v->vslot[a->id], &il, 1, "");
+        LLVMValueRef el = LLVMBuildLoad2(e->b, vt, p, "");
+        LLVMValueRef val = LLVMBuildExtractElement(e->b, nv, lane, "");
+        if (v->mask)
+            val = LLVMBuildSelect(e->b, LLVMBuildExtractElement(e->b, v->mask, lane, ""), val,
+                                  LLVMBuildExtractElement(e->b, el, lane, ""), "");
+        LLVMBuildStore(e->b, LLVMBuildInsertElement(e->b, el, val, lane, ""), p);
+    }
+}
+
+static void masked_store(vec *v, LLVMValueRef val, LLVMValueRef ptrs_or_ptr, LLVMValueRef mask,
+                         bool scatter)
+{
+    emit *e = v->e;
+    LLVMTypeRef vf = vtype(v, IR_F32);
+    const char *name = scatter ? "llvm.masked.scatter" : "llvm.masked.store";
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMTypeRef tys[2] = { vf, scatter ? LLVMVectorType(e->t_ptr, (unsigned)v->W) : e->t_ptr };
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
+    LLVMValueRef args[4] = { val, ptrs_or_ptr, em_i32(e, 4), mask };
+    LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, args, 4, "");
+}
+
+static void vstore(vec *v, const ir_stmt *s)
+{
+    emit *e = v->e;
+    const ir_buffer *buf = s->buf;
+    vval iv[IR_MAX_DIMS];
+    LLVMValueRef mask = v->mask, uniform_ok = NULL;
+    for (int d = 0; d < buf->ndims; d++) {
+        iv[d] = vx(v, s->idx[d]);
+        if (!((s->check_mask >> d) & 1))
+            continue;
+        LLVMValueRef n = em_var(e, buf->extent[d]);
+        if (iv[d].kind == V_UNIFORM) {
+            LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntULT, iv[d].v, n, "");
+            uniform_ok = uniform_ok ? LLVMBuildAnd(e->b, uniform_ok, ok, "") : ok;
+        } else {
+            LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntULT, as_vector(v, iv[d]), splat(v, n),
+                                            "");
+            mask = mask ? LLVMBuildAnd(e->b, mask, ok, "") : ok;
+        }
+    }
+    LLVMValueRef val = as_vector(v, vx(v, s->value));
+    LLVMBasicBlockRef done = NULL;
+    if (uniform_ok) {  /* a uniform index out of range: no lane stores */
+        LLVMBasicBlockRef st = new_block(e, "vstore");
+        done = new_block(e, "vstored");
+        LLVMBuildCondBr(e->b, uniform_ok, st, done);
+        LLVMPositionBuilderAtEnd(e->b, st);
+    }
+    if (contiguous(buf, iv, s->check_mask & 1)) {
+        LLVMValueRef p = lane0_ptr(v, buf, iv);
+        if (mask) {
+            masked_store(v, val, p, mask, false);
+        } else {
+            LLVMValueRef st = LLVMBuildStore(e->b, val, p);
+            LLVMSetAlignment(st, 4);
+        }
+    } else {
+        LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
+        for (int d = 0; d < buf->ndims; d++)
+            idx[d] = vindex(v, buf, d, iv[d], false, &inside);
+        LLVMValueRef ptrs = LLVMBuildGEP2(e->b, e->t_f32, e->buf_data[buf->id],
+                                          (LLVMValueRef[]){ voffsets(v, buf, idx) }, 1, "");
+        masked_store(v, val, ptrs, mask ? mask : all_true(v), true);
+    }
+    if (done) {
+        LLVMBuildBr(e->b, done);
+        LLVMPositionBuilderAtEnd(e->b, done);
+    }
+}
+
+/* A condition that differs between lanes narrows the mask; blocks whose mask is empty at run
+ * time are skipped. */
+static void vif(vec *v, const ir_stmt *s)
+{
+    emit *e = v->e;
+    vval c = vx(v, s->cond);
+    if (c.kind == V_UNIFORM) {
+        LLVMBasicBlockRef t = new_block(e, "vthen"), d = new_block(e, "vendif");
+        LLVMBasicBlockRef f = s->else_s ? new_block(e, "velse") : d;
+        LLVMBuildCondBr(e->b, c.v, t, f);
+        LLVMPositionBuilderAtEnd(e->b, t);
+        vstmt(v, s->then_s);
+        LLVMBuildBr(e->b, d);
+        if (s->else_s) {
+            LLVMPositionBuilderAtEnd(e->b, f);
+            vstmt(v, s->else_s);
+            LLVMBuildBr(e->b, d);
+        }
+        LLVMPositionBuilderAtEnd(e->b, d);
+        return;
+    }
+    LLVMValueRef cv = as_vector(v, c), outer = v->mask;
+    for (int branch = 0; branch < 2; branch++) {
+        const ir_stmt *body = branch ? s->else_s : s->then_s;
+        if (!body)
+            continue;
+        LLVMValueRef m = branch ? LLVMBuildNot(e->b, cv, "") : cv;
+        v->mask = outer ? LLVMBuildAnd(e->b, outer, m, "") : m;
+        LLVMValueRef any = em_intrinsic(e, "llvm.vector.reduce.or",
+                                        LLVMTypeOf(v->mask), &v->mask, 1);
+        LLVMBasicBlockRef run = new_block(e, "vrun"), skip = new_block(e, "vskip");
+        LLVMBuildCondBr(e->b, any, run, skip);
+        LLVMPositionBuilderAtEnd(e->b, run);
+        vstmt(v, body);
+        LLVMBuildBr(e->b, skip);
+        LLVMPositionBuilderAtEnd(e->b, skip);
+    }
+    v->mask = outer;
+}
+
+static void vfor(vec *v, const ir_stmt *s)
+{
+    emit *e = v->e;
+    LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi), step = em_expr(e, s->step);
+    LLVMValueRef iv = entry_alloca(e, e->t_i32, s->var->name);
+    e->var[s->var->id] = iv;  /* a uniform loop variable: read with em_var */
+    LLVMBuildStore(e->b, lo, iv);
+    LLVMBasicBlockRef head = new_block(e, "vloop"), body = new_block(e, "vbody"),
+                      exit = new_block(e, "vend");
+    LLVMBuildBr(e->b, head);
+    LLVMPositionBuilderAtEnd(e->b, head);
+    LLVMValueRef cur = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, cur, hi, ""), body, exit);
+    LLVMPositionBuilderAtEnd(e->b, body);
+    vstmt(v, s->then_s);
+    cur = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
+    LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, cur, step, ""), iv);
+    LLVMBuildBr(e->b, head);
+    LLVMPositionBuilderAtEnd(e->b, exit);
+}
+
+static void vstmt(vec *v, const ir_stmt *s)
+{
+    emit *e = v->e;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->n; i++)
+            vstmt(v, s->body[i]);
+        return;
+    case IR_S_LET:
+        v->val[s->var->id] = vx(v, s->value);
+        v->inside[s->var->id] = 1;
+        return;
+    case IR_S_DECL:
+    case IR_S_ASSIGN:
+        vassign(v, s);
+        return;
+    case IR_S_ARRAY_DECL: {
+        LLVMTypeRef at = LLVMArrayType(vtype(v, s->var->type), (unsigned)s->var->array_len);
+        v->vslot[s->var->id] = entry_alloca(e, at, s->var->name);
+        v->inside[s->var->id] = 1;
+        LLVMBuildMemSet(e->b, v->vslot[s->var->id], LLVMConstInt(e->t_i8, 0, 0),
+                        em_i64(e, 4 * (int64_t)s->var->array_len * v->W), 4);
+        return;
+    }
+    case IR_S_ARRAY_STORE:
+        varray_store(v, s);
+        return;
+    case IR_S_STORE:
+        vstore(v, s);
+        return;
+    case IR_S_IF:
+        vif(v, s);
+        return;
+    case IR_S_FOR:
+        vfor(v, s);
+        return;
+    case IR_S_COMMENT:
+        return;
+    default:
+        pf_die("vectorizing an unsupported statement (kind %d)", (int)s->kind);
+    }
+}
+
+/* ---- the loop ---- */
+
+bool em_can_vectorize(emit *e, const ir_stmt *s)
+{
+    int64_t step;
+    if (!ir_is_const(s->step, &step) || step < 1)
+        return false;
+    char *inside = pf_xcalloc((size_t)e->irf->n_vars + 1, 1);
+    ir_defined_vars(s->then_s, inside);
+    bool ok = supported_stmt(s->then_s, inside, s->var);
+    free(inside);
+    return ok;
+}
+
+/* for (i = 0; i < n / W; i++) { base = lo + i*W*step; vector body }, then the scalar tail
+ * from lo + (n / W) * W * step. Returns the tail's start. */
+LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s)
+{
+    int W = s->width;
+    int64_t step;
+    ir_is_const(s->step, &step);
+    LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi);
+    LLVMValueRef span = LLVMBuildSub(e->b, hi, lo, "");
+    LLVMValueRef n = LLVMBuildSDiv(e->b, LLVMBuildAdd(e->b, span, em_i32(e, step - 1), ""),
+                                   em_i32(e, step), "");
+    n = LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSGT, span, em_i32(e, 0), ""), n,
+                        em_i32(e, 0), "");
+    LLVMValueRef nv = LLVMBuildSDiv(e->b, n, em_i32(e, W), "");
+    LLVMValueRef i = entry_alloca(e, e->t_i32, "vi");
+    LLVMBuildStore(e->b, em_i32(e, 0), i);
+    LLVMBasicBlockRef head = new_block(e, "vec"), body = new_block(e, "vec_body"),
+                      exit = new_block(e, "vec_end");
+    LLVMBuildBr(e->b, head);
+    LLVMPositionBuilderAtEnd(e->b, head);
+    LLVMValueRef cur = LLVMBuildLoad2(e->b, e->t_i32, i, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, cur, nv, ""), body, exit);
+    LLVMPositionBuilderAtEnd(e->b, body);
+    vec v = { 0 };
+    v.e = e;
+    v.W = W;
+    v.lane = s->var;
+    v.step = step;
+    v.inside = pf_xcalloc((size_t)e->irf->n_vars + 1, 1);
+    v.val = pf_xcalloc((size_t)e->irf->n_vars + 1, sizeof *v.val);
+    v.vslot = pf_xcalloc((size_t)e->irf->n_vars + 1, sizeof *v.vslot);
+    v.base = LLVMBuildAdd(e->b, lo, LLVMBuildMul(e->b, cur, em_i32(e, (int64_t)W * step), ""), "");
+    e->n_rows = 0;
+    vstmt(&v, s->then_s);
+    e->n_rows = 0;
+    cur = LLVMBuildLoad2(e->b, e->t_i32, i, "");
+    LLVMBuildStore(e->b, LLVMBuildAdd(e->b, cur, em_i32(e, 1), ""), i);
+    LLVMBuildBr(e->b, head);
+    LLVMPositionBuilderAtEnd(e->b, exit);
+    free(v.inside);
+    free(v.val);
+    free(v.vslot);
+    return LLVMBuildAdd(e->b, lo, LLVMBuildMul(e->b, LLVMBuildMul(e->b, nv, em_i32(e, W), ""),
+                                               em_i32(e, step), ""), "");
+}

@@ -1,0 +1,77 @@
+/* State shared by the lowering files (lower.c: pipeline and stages, lower_stmt.c: statements,
+ * lower_expr.c: expressions, calls and reductions). Not a public interface. */
+#ifndef PF_CODEGEN_LOWER_INTERNAL_H
+#define PF_CODEGEN_LOWER_INTERNAL_H
+
+#include "codegen/ir_simplify.h"
+#include "codegen/lower.h"
+
+/* One activation frame: a stage body or an inlined helper function. */
+typedef struct lower_frame {
+    int n_slots;
+    ir_expr **slots;     /* slot -> value (ref of a loop/mutable var, or a substituted value) */
+    ir_var **arrays;     /* slot -> local array var */
+    ir_var *ret, *done;  /* inlined function: result and "has returned" flag (NULL in stages) */
+} lower_frame;
+
+typedef struct const_array_map {
+    const pf_symbol *sym;
+    ir_var *table;
+} const_array_map;
+
+/* A stage's lattice (docs/perforation.md §1): per stage variable, lo + j*step for j < n. */
+typedef struct lower_lattice {
+    bool ready;
+    ir_expr *lo[IR_MAX_DIMS], *step[IR_MAX_DIMS], *n[IR_MAX_DIMS], *hi[IR_MAX_DIMS];
+} lower_lattice;
+
+/* How the stage being lowered addresses its own image: the storage index of its own pixel
+ * along each stage dimension (the loop variable itself, or J = (v - lo) / (step*s) for an
+ * on-demand image stored downsampled). */
+typedef struct lower_own {
+    ir_buffer *store;              /* where the stage's own image lives */
+    ir_expr *index[IR_MAX_DIMS];   /* own-pixel storage index per stage dimension */
+    ir_expr *coord[IR_MAX_DIMS];   /* image coordinate (the stage variable) per dimension */
+} lower_own;
+
+typedef struct lower_ctx {
+    ir_func *f;
+    const pf_program *prog;
+    const pf_param_values *params;
+    ir_buffer **bufs;      /* by image index */
+    ir_expr **sizes;       /* by size index */
+    ir_expr **scalars;     /* by scalar index */
+    lower_frame *frame;
+    ir_list *out;          /* where statements go */
+    const pf_stage *stage; /* the stage being lowered, or NULL */
+    lower_own own;         /* the stage's own-pixel addressing */
+    lower_lattice *lattice;   /* by stage index */
+    ir_buffer **store;     /* by image index: the downsampled storage of on-demand images */
+    ir_interp **interp;    /* by image index: the grid description for on-demand reads */
+    pf_error *err;
+    bool failed;           /* a user-level error was recorded in err */
+    struct pf_exec_gene *exec;  /* by stage index: the resolved execution gene */
+    int inline_depth;
+    int n_tables;
+    const_array_map tables[64];
+} lower_ctx;
+
+ir_type lower_type(pf_type t);
+ir_expr *lower_expr(lower_ctx *c, const pf_expr *e);
+/* Lowers e and converts it to `to` (int -> float, as the language's implicit conversion). */
+ir_expr *lower_expr_as(lower_ctx *c, const pf_expr *e, ir_type to);
+void lower_stmt(lower_ctx *c, const pf_stmt *s);
+/* Emits `let name = value` unless value is trivial (constant or variable), and returns a
+ * reference that is safe to use several times. */
+ir_expr *lower_snapshot(lower_ctx *c, const char *name, ir_expr *value);
+ir_expr *lower_convert(lower_ctx *c, ir_expr *v, ir_type to);
+void lower_emit(lower_ctx *c, ir_stmt *s);
+/* lower_stage.c */
+void lower_stage(lower_ctx *c, const pf_stage *st);
+lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st);
+/* The storage buffer and grid of an on-demand image, created at its declaration. */
+void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img);
+/* Records a user-level error (first one wins) and returns a harmless expression. */
+ir_expr *lower_error(lower_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,497 @@
+/* Lowering of stages: the lattice, the loop nest, and every approximation of a stage
+ * (docs/perforation.md): grid, adaptive and importance sampling, loop perforation of the row
+ * variable, channel subsampling, store reconstruction and on-demand storage. */
+#include "codegen/lower_internal.h"
+
+#include "base/error.h"
+#include "lang/approx.h"
+#include "perforate/exec.h"
+
+#include <stdio.h>
+
+/* ---- the lattice ---- */
+
+/* Variable d's loop: [lo, hi) by step within the image. An `over` range lo..hi step s is
+ * intersected with [0, extent) without moving its anchor. */
+static void stage_bounds(lower_ctx *c, const pf_stage *st, int d, ir_buffer *buf,
+                         lower_lattice *L)
+{
+    ir_func *f = c->f;
+    ir_expr *extent = ir_ref(f, buf->extent[d]);
+    ir_expr *zero = ir_const_i32(f, 0), *one = ir_const_i32(f, 1);
+    if (!st->over) {
+        L->lo[d] = zero;
+        L->hi[d] = extent;
+        L->step[d] = one;
+        L->n[d] = extent;
+        return;
+    }
+    const pf_range *r = &st->over[d];
+    ir_expr *l = lower_snapshot(c, "over_lo", lower_expr_as(c, r->lo, IR_I32));
+    ir_expr *h = lower_expr_as(c, r->hi, IR_I32);
+    ir_expr *s = r->step ? irf_bin(f, IR_MAX, lower_expr_as(c, r->step, IR_I32), one) : one;
+    s = lower_snapshot(c, "over_step", s);
+    /* First in-range iterate: l + ceil(-l / s) * s when l < 0. */
+    ir_expr *skip = irf_bin(f, IR_DIV, irf_bin(f, IR_ADD, irf_un(f, IR_NEG, l),
+                                               irf_bin(f, IR_SUB, s, one)), s);
+    ir_expr *first = irf_bin(f, IR_ADD, l, irf_bin(f, IR_MUL, skip, s));
+    ir_expr *lo = lower_snapshot(c, "over_first", irf_select(f, irf_bin(f, IR_LT, l, zero),
+                                                             first, l));
+    ir_expr *hi = lower_snapshot(c, "over_end", irf_bin(f, IR_MIN, irf_bin(f, IR_ADD, h, one),
+                                                        extent));
+    ir_expr *span = irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, hi, lo), irf_bin(f, IR_SUB, s, one));
+    L->lo[d] = lo;
+    L->hi[d] = hi;
+    L->step[d] = s;
+    L->n[d] = lower_snapshot(c, "over_n", irf_bin(f, IR_MAX, irf_bin(f, IR_DIV, span, s), zero));
+}
+
+lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st)
+{
+    lower_lattice *L = &c->lattice[st->index];
+    if (L->ready)
+        return L;
+    ir_buffer *buf = c->bufs[st->image->image->index];
+    lower_frame fr = { 0 }, *saved = c->frame;
+    c->frame = &fr;
+    for (int d = 0; d < st->n_vars; d++)
+        stage_bounds(c, st, d, buf, L);
+    c->frame = saved;
+    L->ready = true;
+    return L;
+}
+
+/* ---- on-demand storage ---- */
+
+void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img)
+{
+    ir_func *f = c->f;
+    const pf_stage *st = img->first_writer;
+    const pf_stage_approx *a = st->approx;
+    lower_lattice *L = lower_stage_lattice(c, st);
+    ir_buffer *logical = c->bufs[img->index];
+    char name[96];
+    snprintf(name, sizeof name, "%.80s_grid", img->name);
+    ir_buffer *s = ir_buffer_new(f, name, IR_BUF_INTERNAL, img->ndims);
+    s->decl = img;
+    for (int d = 0; d < img->ndims; d++) {
+        ir_expr *e = ir_ref(f, logical->extent[d]);
+        if (d < st->n_vars) {
+            ir_expr *sp = ir_const_i32(f, a->spacing[d]);
+            e = irf_bin(f, IR_MAX, irf_bin(f, IR_DIV, irf_bin(f, IR_ADD, L->n[d],
+                                                              irf_bin(f, IR_SUB, sp, ir_const_i32(f, 1))),
+                                             sp), ir_const_i32(f, 1));
+        }
+        lower_emit(c, ir_let(f, s->extent[d], e));
+    }
+    ir_interp *g = PF_NEW(f->arena, ir_interp);
+    g->image = logical;
+    g->k = st->n_vars;
+    for (int d = 0; d < st->n_vars; d++) {
+        g->lo[d] = L->lo[d];
+        g->step[d] = L->step[d];
+        g->n[d] = L->n[d];
+        g->spacing[d] = a->spacing[d];
+    }
+    g->linear = a->recon == PF_RECON_LINEAR;
+    g->check_lattice = st->over != NULL;
+    g->channels = a->channels;
+    g->ref = a->channels > 0 && a->ref ? c->bufs[a->ref->index] : NULL;
+    c->store[img->index] = s;
+    c->interp[img->index] = g;
+}
+
+/* ---- the loop nest ---- */
+
+/* One pass over (part of) the lattice. */
+typedef struct nest_spec {
+    const pf_stage *st;
+    const lower_lattice *L;
+    const pf_stage_approx *a;    /* NULL: exact */
+    ir_expr *lo[IR_MAX_DIMS], *hi[IR_MAX_DIMS], *step[IR_MAX_DIMS];
+    ir_expr *align[IR_MAX_DIMS]; /* the loop variable is congruent to this modulo its step */
+    ir_buffer *mask;             /* run only where mask[j1, j2] == pass */
+    int pass;
+    int random_dim;              /* loop perforation `random` of this dimension, or -1 */
+} nest_spec;
+
+static ir_expr *lattice_index(lower_ctx *c, const lower_lattice *L, int d, ir_expr *v)
+{
+    ir_func *f = c->f;
+    return irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, v, L->lo[d]), L->step[d]);
+}
+
+/* The body, wrapped in the pass's mask test and the random-skip test. */
+static ir_stmt *nest_body(lower_ctx *c, const nest_spec *ns, ir_expr **v)
+{
+    ir_func *f = c->f;
+    ir_list body = { 0 }, *outer = c->out;
+    c->out = &body;
+    lower_stmt(c, ns->st->body);
+    c->out = outer;
+    ir_stmt *s = ir_list_block(f, &body);
+    if (ns->mask) {
+        ir_expr *idx[2] = { lattice_index(c, ns->L, 0, v[0]),
+                            ns->st->n_vars > 1 ? lattice_index(c, ns->L, 1, v[1])
+                                               : ir_const_i32(f, 0) };
+        ir_expr *m = ir_load(f, ns->mask, idx, 0);
+        s = ir_if(f, irf_bin(f, IR_EQ, m, ir_const_f32(f, (float)ns->pass)), s, NULL);
+    }
+    if (ns->random_dim >= 0) {
+        const pf_loop_perf *p = &ns->a->perf;
+        ir_expr *args[4] = { ir_const_i32(f, p->id),
+                             lattice_index(c, ns->L, ns->random_dim, v[ns->random_dim]),
+                             ir_const_i32(f, 0), ir_const_i32(f, 0) };
+        ir_expr *h = ir_call(f, IR_FN_PERF_HASH, IR_F32, 4, args);
+        s = ir_if(f, irf_bin(f, IR_LT, h, ir_const_f32(f, p->frac)), s, NULL);
+    }
+    return s;
+}
+
+/* One loop of the nest, outermost first. */
+typedef struct nest_loop {
+    ir_var *var;
+    ir_expr *lo, *hi, *step, *align;
+    ir_loop_kind kind;
+    int width, unroll;
+    const char *label;
+} nest_loop;
+
+/* The loops over the stage variables with the stage's execution gene applied: variable k-1
+ * outermost, then (when tiled) the tile loops over y and x, then y and x; x innermost and, when
+ * asked, vectorized; the outermost tile or row loop parallel. */
+static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loop *out)
+{
+    ir_func *f = c->f;
+    const pf_stage *st = ns->st;
+    const pf_exec_gene *g = &c->exec[st->index];
+    int k = st->n_vars, n = 0;
+    nest_loop loops[IR_MAX_DIMS];
+    for (int d = 0; d < k; d++) {
+        nest_loop l = { vars[d], ns->lo[d], ns->hi[d], ns->step[d], ns->align[d],
+                        IR_LOOP_SERIAL, 1, 0, NULL };
+        loops[d] = l;
+    }
+    int tiled = 0;
+    nest_loop tiles[2];
+    for (int d = 0; d < 2 && d < k; d++) {
+        int t = g->tile[d];
+        if (d == 0 && k == 1 && g->parallel && t == 0)
+            t = 1024;  /* a 1-D stage runs in parallel over chunks */
+        if (t <= 0)
+            continue;
+        ir_var *o = ir_var_new(f, d ? "yo" : "xo", IR_I32, IR_VAR_LOOP);
+        ir_expr *big = irf_bin(f, IR_MUL, loops[d].step, ir_const_i32(f, t));
+        nest_loop l = { o, loops[d].lo, loops[d].hi, big, loops[d].align, IR_LOOP_SERIAL, 1, 0,
+                        NULL };
+        tiles[tiled++] = l;
+        loops[d].lo = ir_ref(f, o);
+        loops[d].hi = irf_bin(f, IR_MIN, irf_bin(f, IR_ADD, ir_ref(f, o), big), loops[d].hi);
+    }
+    for (int d = k - 1; d >= 2; d--)
+        out[n++] = loops[d];
+    for (int t = tiled - 1; t >= 0; t--)
+        out[n++] = tiles[t];
+    for (int d = k >= 2 ? 1 : 0; d >= 0; d--)
+        out[n++] = loops[d];
+    if (g->vectorize > 1 && !ns->mask && !st->serial) {
+        out[n - 1].kind = IR_LOOP_VECTORIZED;
+        out[n - 1].width = g->vectorize;
+    }
+    if (g->unroll > 1)
+        out[n - 1].unroll = g->unroll;
+    if (g->parallel && !st->serial) {
+        /* the outermost tile loop, else the row loop (inside loops over further variables) */
+        int p = k > 2 ? k - 2 : 0;
+        if (out[p].kind == IR_LOOP_SERIAL)
+            out[p].kind = IR_LOOP_PARALLEL;
+    }
+    out[0].label = st->name;
+    return n;
+}
+
+static ir_stmt *build_nest(lower_ctx *c, const nest_spec *ns, ir_var **vars)
+{
+    ir_func *f = c->f;
+    nest_loop loops[IR_MAX_DIMS + 2];
+    int n = plan_loops(c, ns, vars, loops);
+    ir_stmt *nest = nest_body(c, ns, c->own.coord);
+    for (int i = n - 1; i >= 0; i--) {
+        const nest_loop *l = &loops[i];
+        nest = ir_for(f, l->var, l->lo, l->hi, l->step, l->kind, nest);
+        nest->width = l->width;
+        nest->unroll = l->unroll;
+        nest->align = l->align;
+        nest->text = l->label;
+    }
+    return nest;
+}
+
+static void nest_exact(nest_spec *ns, const lower_lattice *L, int n_vars)
+{
+    for (int d = 0; d < n_vars; d++) {
+        ns->lo[d] = L->lo[d];
+        ns->hi[d] = L->hi[d];
+        ns->step[d] = L->step[d];
+        ns->align[d] = L->lo[d];
+    }
+    ns->random_dim = -1;
+}
+
+/* Loop perforation of the row variable: step, first, last or random (§5). */
+static void nest_loop_perf(lower_ctx *c, nest_spec *ns, int r)
+{
+    ir_func *f = c->f;
+    const pf_loop_perf *p = &ns->a->perf;
+    const lower_lattice *L = ns->L;
+    ir_expr *n_f = irf_cast(f, IR_F32, L->n[r]);
+    switch (p->kind) {
+    case PF_PERF_STEP:
+        ns->step[r] = irf_bin(f, IR_MUL, L->step[r], ir_const_i32(f, p->step));
+        break;
+    case PF_PERF_FIRST: {
+        ir_expr *m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, p->frac), n_f));
+        ns->hi[r] = irf_bin(f, IR_MIN, L->hi[r], irf_bin(f, IR_ADD, L->lo[r],
+                                                         irf_bin(f, IR_MUL, m, L->step[r])));
+        break;
+    }
+    case PF_PERF_LAST: {
+        ir_expr *m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, 1.0f - p->frac), n_f));
+        ns->lo[r] = irf_bin(f, IR_ADD, L->lo[r], irf_bin(f, IR_MUL, m, L->step[r]));
+        break;
+    }
+    case PF_PERF_RANDOM:
+        ns->random_dim = r;
+        break;
+    }
+}
+
+/* ---- after the loops ---- */
+
+/* The lattice view arguments of a runtime call: (lo, step, n) per stage dimension. */
+static int view_args(const pf_stage *st, const lower_lattice *L, ir_expr **args)
+{
+    int n = 0;
+    for (int d = 0; d < st->n_vars; d++) {
+        args[n++] = L->lo[d];
+        args[n++] = L->step[d];
+        args[n++] = L->n[d];
+    }
+    return n;
+}
+
+static void emit_reconstruct(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
+                             ir_buffer *img, ir_buffer *mask, ir_buffer *aux)
+{
+    ir_func *f = c->f;
+    const pf_stage_approx *a = st->approx;
+    ir_expr *args[3 * IR_MAX_DIMS + 10];
+    int n = view_args(st, L, args);
+    args[n++] = ir_const_i32(f, a->sample);
+    args[n++] = ir_const_i32(f, a->recon);
+    for (int d = 0; d < IR_MAX_DIMS; d++)
+        args[n++] = ir_const_i32(f, d < st->n_vars && a->sample == PF_SAMPLE_GRID
+                                        ? a->spacing[d] : 1);
+    args[n++] = ir_const_i32(f, a->k);
+    args[n++] = ir_const_f32(f, a->frac);
+    args[n++] = ir_const_f32(f, a->sigma);
+    ir_buffer *bufs[3] = { img, mask, aux };
+    ir_stmt *s = ir_rtcall(f, IR_RT_RECONSTRUCT, mask ? 3 : 1, bufs, n, args);
+    s->view_dims = st->n_vars;
+    lower_emit(c, s);
+}
+
+static void emit_copy_channels(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
+                               ir_buffer *img)
+{
+    const pf_stage_approx *a = st->approx;
+    if (!a->ref) {
+        lower_error(c, "stage '%s': channel subsampling needs a reference image", st->name);
+        return;
+    }
+    ir_expr *args[3 * IR_MAX_DIMS + 1];
+    int n = view_args(st, L, args);
+    args[n++] = ir_const_i32(c->f, a->channels);
+    ir_buffer *bufs[2] = { img, c->bufs[a->ref->index] };
+    ir_stmt *s = ir_rtcall(c->f, IR_RT_COPY_CHANNELS, 2, bufs, n, args);
+    s->view_dims = st->n_vars;
+    lower_emit(c, s);
+}
+
+/* ---- masks (adaptive and importance sampling) ---- */
+
+static ir_buffer *mask_buffer(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
+                              const char *what)
+{
+    ir_func *f = c->f;
+    char name[96];
+    snprintf(name, sizeof name, "%.60s_%s", st->name, what);
+    ir_buffer *b = ir_buffer_new(f, name, IR_BUF_INTERNAL, 2);
+    b->dense = true;  /* the stage runtime reads planes with row stride n1 */
+    lower_emit(c, ir_let(f, b->extent[0], L->n[0]));
+    lower_emit(c, ir_let(f, b->extent[1], st->n_vars > 1 ? L->n[1] : ir_const_i32(f, 1)));
+    return b;
+}
+
+static ir_stmt *nest_pass(lower_ctx *c, nest_spec *ns, ir_var **vars, int pass)
+{
+    ns->pass = pass;
+    return build_nest(c, ns, vars);
+}
+
+/* Adaptive: coarse pass, refinement, fine pass, reconstruction; importance: mask, one pass,
+ * reconstruction. Both run inside the allocation of their mask planes. */
+static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *img)
+{
+    ir_func *f = c->f;
+    const pf_stage *st = ns->st;
+    const pf_stage_approx *a = ns->a;
+    const lower_lattice *L = ns->L;
+    ir_buffer *mask = mask_buffer(c, st, L, "mask"), *aux = mask_buffer(c, st, L, "aux");
+    ns->mask = mask;
+    ir_list body = { 0 }, *outer = c->out;
+    c->out = &body;
+    ir_expr *n2 = st->n_vars > 1 ? L->n[1] : ir_const_i32(f, 1);
+    if (a->sample == PF_SAMPLE_ADAPTIVE) {
+        ir_expr *args[3] = { L->n[0], n2, ir_const_i32(f, a->k) };
+        lower_emit(c, ir_rtcall(f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args));
+        lower_emit(c, nest_pass(c, ns, vars, 2));
+        ir_expr *rargs[3 * IR_MAX_DIMS + 2];
+        int n = view_args(st, L, rargs);
+        rargs[n++] = ir_const_i32(f, a->k);
+        rargs[n++] = ir_const_f32(f, a->frac);
+        ir_buffer *bufs[3] = { img, mask, aux };
+        ir_stmt *r = ir_rtcall(f, IR_RT_ADAPTIVE_REFINE, 3, bufs, n, rargs);
+        r->view_dims = st->n_vars;
+        lower_emit(c, r);
+        lower_emit(c, nest_pass(c, ns, vars, 1));
+    } else {
+        if (!a->ref) {
+            c->out = outer;
+            lower_error(c, "stage '%s': importance sampling needs a reference image", st->name);
+            return;
+        }
+        ir_expr *args[8] = { L->lo[0], L->step[0],
+                             st->n_vars > 1 ? L->lo[1] : ir_const_i32(f, 0),
+                             st->n_vars > 1 ? L->step[1] : ir_const_i32(f, 1), L->n[0], n2,
+                             ir_const_f32(f, a->frac), ir_const_f32(f, a->sigma_imp) };
+        ir_buffer *bufs[3] = { c->bufs[a->ref->index], mask, aux };
+        lower_emit(c, ir_rtcall(f, IR_RT_IMPORTANCE_MASK, 3, bufs, 8, args));
+        lower_emit(c, nest_pass(c, ns, vars, 1));
+    }
+    if (a->recon != PF_RECON_NONE)
+        emit_reconstruct(c, st, L, img, mask, aux);
+    c->out = outer;
+    ir_stmt *inner = ir_alloc(f, aux, true, ir_list_block(f, &body));
+    lower_emit(c, ir_alloc(f, mask, true, inner));
+}
+
+/* ---- the stage ---- */
+
+/* The loop variables: the stage variables themselves, or, for an on-demand stage stored
+ * downsampled, the storage index J along each stage dimension with v = lo + J * step * spacing
+ * (so its stores are contiguous and vectorize). Binds the frame and the own-pixel addressing. */
+static void bind_frame(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
+                       lower_frame *fr, ir_var **vars)
+{
+    ir_func *f = c->f;
+    const pf_image_decl *img = st->image->image;
+    ir_buffer *store = c->store[img->index];
+    fr->n_slots = st->n_slots;
+    fr->slots = PF_NEW_ARRAY(f->arena, ir_expr *, st->n_slots + 1);
+    fr->arrays = PF_NEW_ARRAY(f->arena, ir_var *, st->n_slots + 1);
+    c->own.store = store ? store : c->bufs[img->index];
+    for (int d = 0; d < st->n_vars; d++) {
+        vars[d] = ir_var_new(f, store ? "J" : st->vars[d]->name, IR_I32, IR_VAR_LOOP);
+        ir_expr *v = ir_ref(f, vars[d]);
+        c->own.index[d] = v;
+        if (store) {
+            ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, st->approx->spacing[d]));
+            v = irf_bin(f, IR_ADD, L->lo[d], irf_bin(f, IR_MUL, v, m));
+        }
+        c->own.coord[d] = v;
+        fr->slots[st->vars[d]->slot] = v;
+    }
+}
+
+/* Only channels [0, c) of the last variable (in loop-variable units). */
+static void cut_channels(lower_ctx *c, const pf_stage *st, nest_spec *ns, bool on_demand)
+{
+    ir_func *f = c->f;
+    const pf_stage_approx *a = st->approx;
+    int k = st->n_vars;
+    if (on_demand) {
+        int s = a->spacing[k - 1];
+        ns->hi[k - 1] = irf_bin(f, IR_MIN, ns->hi[k - 1], ir_const_i32(f, (a->channels + s - 1) / s));
+        return;
+    }
+    ir_expr *cut = irf_bin(f, IR_ADD, ns->L->lo[k - 1],
+                           irf_bin(f, IR_MUL, ir_const_i32(f, a->channels), ns->L->step[k - 1]));
+    ns->hi[k - 1] = irf_bin(f, IR_MIN, ns->hi[k - 1], cut);
+}
+
+static void lower_sampled(lower_ctx *c, const pf_stage *st, nest_spec *ns, ir_var **vars)
+{
+    ir_func *f = c->f;
+    const pf_stage_approx *a = st->approx;
+    const lower_lattice *L = ns->L;
+    int k = st->n_vars;
+    ir_buffer *img = c->bufs[st->image->image->index];
+    ir_buffer *store = c->store[st->image->image->index];
+    if (a->sample == PF_SAMPLE_GRID) {
+        for (int d = 0; d < k; d++) {
+            if (store) {  /* loop over the storage index J */
+                ns->lo[d] = ns->align[d] = ir_const_i32(f, 0);
+                ns->hi[d] = ir_ref(f, store->extent[d]);
+                ns->step[d] = ir_const_i32(f, 1);
+            } else {
+                ns->step[d] = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, a->spacing[d]));
+            }
+        }
+    }
+    if (a->channels > 0)
+        cut_channels(c, st, ns, store != NULL);
+    switch (a->sample) {
+    case PF_SAMPLE_ADAPTIVE:
+    case PF_SAMPLE_IMPORTANCE:
+        lower_masked(c, ns, vars, img);
+        break;
+    case PF_SAMPLE_GRID:
+    case PF_SAMPLE_ALL:
+    case PF_SAMPLE_LOOP:
+        if (a->sample == PF_SAMPLE_LOOP)
+            nest_loop_perf(c, ns, k >= 2 ? 1 : 0);
+        lower_emit(c, build_nest(c, ns, vars));
+        if (a->sample == PF_SAMPLE_GRID && a->recon != PF_RECON_NONE && !store)
+            emit_reconstruct(c, st, L, img, NULL, NULL);
+        break;
+    }
+    if (a->channels > 0 && !store)
+        emit_copy_channels(c, st, L, img);
+}
+
+void lower_stage(lower_ctx *c, const pf_stage *st)
+{
+    ir_func *f = c->f;
+    lower_lattice *L = lower_stage_lattice(c, st);
+    lower_frame fr = { 0 }, *saved = c->frame;
+    ir_var *vars[IR_MAX_DIMS];
+    bind_frame(c, st, L, &fr, vars);
+    char note[160];
+    snprintf(note, sizeof note, "stage %.100s%s%s", st->name, st->serial ? " (serial)" : "",
+             st->approx ? " (approximated)" : "");
+    lower_emit(c, ir_comment(f, note));
+    c->frame = &fr;
+    c->stage = st;
+    nest_spec ns = { 0 };
+    ns.st = st;
+    ns.L = L;
+    ns.a = st->approx;
+    nest_exact(&ns, L, st->n_vars);
+    if (st->approx)
+        lower_sampled(c, st, &ns, vars);
+    else
+        lower_emit(c, build_nest(c, &ns, vars));
+    c->frame = saved;
+    c->stage = NULL;
+}

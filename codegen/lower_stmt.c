@@ -1,0 +1,274 @@
+/* Lowering of statements inside stages and inlined helper functions. */
+#include "codegen/lower_internal.h"
+
+#include "base/error.h"
+#include "lang/approx.h"
+
+static bool contains_return(const pf_stmt *s)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case PF_S_RETURN:
+        return true;
+    case PF_S_BLOCK:
+        for (int i = 0; i < s->n_body; i++)
+            if (contains_return(s->body[i]))
+                return true;
+        return false;
+    case PF_S_IF:
+        return contains_return(s->then_s) || contains_return(s->else_s);
+    case PF_S_FOR:
+        return contains_return(s->then_s);
+    default:
+        return false;
+    }
+}
+
+/* Lowers s into a fresh list and returns it as a block. */
+static ir_stmt *lower_nested(lower_ctx *c, const pf_stmt *s)
+{
+    ir_list body = { 0 }, *outer = c->out;
+    c->out = &body;
+    lower_stmt(c, s);
+    c->out = outer;
+    return ir_list_block(c->f, &body);
+}
+
+static ir_expr *not_returned(lower_ctx *c)
+{
+    return ir_un(c->f, IR_NOT, ir_ref(c->f, c->frame->done));
+}
+
+/* In an inlined function, the statements after one that may return run only while `done` is
+ * false: the language has no early exit, so the IR models it with a flag. */
+static void lower_block_from(lower_ctx *c, const pf_stmt *s, int from)
+{
+    for (int i = from; i < s->n_body; i++) {
+        lower_stmt(c, s->body[i]);
+        if (c->frame->done && contains_return(s->body[i]) && i + 1 < s->n_body) {
+            ir_list rest = { 0 }, *outer = c->out;
+            c->out = &rest;
+            lower_block_from(c, s, i + 1);
+            c->out = outer;
+            lower_emit(c, ir_if(c->f, not_returned(c), ir_list_block(c->f, &rest), NULL));
+            return;
+        }
+    }
+}
+
+static void lower_block(lower_ctx *c, const pf_stmt *s)
+{
+    lower_block_from(c, s, 0);
+}
+
+static void lower_decl(lower_ctx *c, const pf_stmt *s)
+{
+    const pf_symbol *sym = s->sym;
+    ir_type t = lower_type(sym->type);
+    if (sym->kind == PF_SYM_LOCAL_ARRAY) {
+        ir_var *a = ir_var_new(c->f, sym->name, t, IR_VAR_ARRAY);
+        a->array_len = sym->array_len;
+        lower_emit(c, ir_array_decl(c->f, a));
+        c->frame->arrays[sym->slot] = a;
+        return;
+    }
+    ir_expr *init;
+    if (s->value)
+        init = lower_expr_as(c, s->value, t);
+    else if (t == IR_F32)
+        init = ir_const_f32(c->f, 0.0f);
+    else
+        init = t == IR_BOOL ? ir_const_bool(c->f, false) : ir_const_i32(c->f, 0);
+    ir_var *v = ir_var_new(c->f, sym->name, t, IR_VAR_MUT);
+    lower_emit(c, ir_decl(c->f, v, init));
+    c->frame->slots[sym->slot] = ir_ref(c->f, v);
+}
+
+static ir_expr *combine(lower_ctx *c, pf_assign_op op, ir_expr *cur, ir_expr *rhs)
+{
+    static const ir_op ops[] = { IR_ADD, IR_ADD, IR_SUB, IR_MUL, IR_DIV };
+    rhs = lower_convert(c, rhs, cur->type);
+    return op == PF_ASSIGN_SET ? rhs : irf_bin(c->f, ops[op], cur, rhs);
+}
+
+/* A trailing index (past the stage's loop variables) needs a bounds check unless it is a
+ * constant inside a constant extent. */
+static bool index_provably_inside(lower_ctx *c, const pf_image_decl *img, int d, ir_expr *idx)
+{
+    int64_t i;
+    pf_value ext;
+    if (!ir_is_const(idx, &i))
+        return false;
+    if (pf_eval_const_expr(img->extents[d], c->params, NULL, &ext) != 0)
+        return false;
+    return i >= 0 && i < ext.i;
+}
+
+static void lower_image_store(lower_ctx *c, const pf_stmt *s)
+{
+    const pf_lvalue *lv = &s->target;
+    const pf_image_decl *img = lv->sym->image;
+    ir_buffer *buf = c->bufs[img->index];
+    ir_expr *idx[IR_MAX_DIMS];
+    uint8_t check = 0;
+    int own = lv->scatter ? 0 : c->stage->n_vars;
+    if (!lv->scatter)
+        buf = c->own.store;  /* an on-demand image is stored downsampled */
+    else if (c->store[img->index])
+        lower_error(c, "stage '%s' scatters into '%s', which is stored downsampled (on-demand)",
+                    c->stage->name, img->name);
+    for (int d = 0; d < img->ndims; d++) {
+        idx[d] = d < own ? c->own.index[d] : lower_expr_as(c, lv->index[d], IR_I32);
+        if (d >= own && !index_provably_inside(c, img, d, idx[d]))
+            check |= (uint8_t)(1u << d);
+    }
+    ir_expr *rhs = lower_expr(c, s->value), *cur = NULL;
+    if (s->assign_op != PF_ASSIGN_SET)
+        cur = ir_load(c->f, buf, idx, check);
+    ir_expr *v = combine(c, s->assign_op, cur ? cur : ir_const_f32(c->f, 0), rhs);
+    lower_emit(c, ir_store(c->f, buf, idx, v, check, lv->scatter));
+}
+
+static void lower_assign(lower_ctx *c, const pf_stmt *s)
+{
+    const pf_lvalue *lv = &s->target;
+    switch (lv->kind) {
+    case PF_LV_LOCAL: {
+        ir_expr *cur = c->frame->slots[lv->sym->slot];
+        PF_ASSERT(cur && cur->kind == IR_VARREF && cur->var->kind == IR_VAR_MUT);
+        ir_expr *v = combine(c, s->assign_op, cur, lower_expr(c, s->value));
+        lower_emit(c, ir_assign(c->f, cur->var, v));
+        return;
+    }
+    case PF_LV_ARRAY: {
+        ir_var *a = c->frame->arrays[lv->sym->slot];
+        ir_expr *index = lower_snapshot(c, "i", lower_expr_as(c, lv->index[0], IR_I32));
+        ir_expr *cur = ir_aload(c->f, a, index);
+        ir_expr *v = combine(c, s->assign_op, cur, lower_expr(c, s->value));
+        lower_emit(c, ir_array_store(c->f, a, index, v));
+        return;
+    }
+    case PF_LV_IMAGE:
+        lower_image_store(c, s);
+        return;
+    }
+}
+
+static void lower_if(lower_ctx *c, const pf_stmt *s)
+{
+    ir_expr *cond = lower_expr(c, s->cond);
+    int64_t k;
+    if (ir_is_const(cond, &k)) {  /* e.g. a branch on a param */
+        const pf_stmt *taken = k ? s->then_s : s->else_s;
+        if (taken)
+            lower_emit(c, lower_nested(c, taken));
+        return;
+    }
+    ir_stmt *then_s = lower_nested(c, s->then_s);
+    ir_stmt *else_s = s->else_s ? lower_nested(c, s->else_s) : NULL;
+    lower_emit(c, ir_if(c->f, cond, then_s, else_s));
+}
+
+/* Loop perforation of a named loop (docs/perforation.md §5): new bounds or step, or a skip
+ * test on the iteration index. Returns the test for `random`, else NULL. */
+static ir_expr *perforate_for(lower_ctx *c, const pf_loop_perf *p, ir_expr *lo, ir_expr **end,
+                              ir_expr **step, ir_expr **first, ir_expr *v)
+{
+    ir_func *f = c->f;
+    ir_expr *one = ir_const_i32(f, 1);
+    ir_expr *n = irf_bin(f, IR_MAX, irf_bin(f, IR_DIV, irf_bin(f, IR_ADD, irf_bin(f, IR_SUB,
+                                                                                 *end, lo),
+                                                                 irf_bin(f, IR_SUB, *step, one)),
+                                            *step), ir_const_i32(f, 0));
+    n = lower_snapshot(c, "iterations", n);
+    ir_expr *n_f = irf_cast(f, IR_F32, n);
+    switch (p->kind) {
+    case PF_PERF_STEP:
+        *step = lower_snapshot(c, "step", irf_bin(f, IR_MUL, *step, ir_const_i32(f, p->step)));
+        return NULL;
+    case PF_PERF_FIRST: {
+        ir_expr *m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, p->frac), n_f));
+        *end = lower_snapshot(c, "end", irf_bin(f, IR_ADD, lo, irf_bin(f, IR_MUL, m, *step)));
+        return NULL;
+    }
+    case PF_PERF_LAST: {
+        ir_expr *m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, 1.0f - p->frac),
+                                                 n_f));
+        *first = lower_snapshot(c, "lo", irf_bin(f, IR_ADD, lo, irf_bin(f, IR_MUL, m, *step)));
+        return NULL;
+    }
+    case PF_PERF_RANDOM: {
+        ir_expr *zero = ir_const_i32(f, 0);
+        int k = c->stage ? c->stage->n_vars : 0;
+        ir_expr *args[4] = { ir_const_i32(f, p->id),
+                             irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, v, lo), *step),
+                             k > 0 ? c->own.coord[0] : zero, k > 1 ? c->own.coord[1] : zero };
+        ir_expr *h = ir_call(f, IR_FN_PERF_HASH, IR_F32, 4, args);
+        return irf_bin(f, IR_LT, h, ir_const_f32(f, p->frac));
+    }
+    }
+    return NULL;
+}
+
+static void lower_for(lower_ctx *c, const pf_stmt *s)
+{
+    ir_func *f = c->f;
+    ir_expr *lo = lower_snapshot(c, "lo", lower_expr_as(c, s->lo, IR_I32));
+    ir_expr *hi = lower_expr_as(c, s->hi, IR_I32);
+    ir_expr *end = lower_snapshot(c, "end", irf_bin(f, IR_ADD, hi, ir_const_i32(f, 1)));
+    ir_expr *step = ir_const_i32(f, 1);
+    if (s->step)
+        step = lower_snapshot(c, "step", irf_bin(f, IR_MAX, lower_expr_as(c, s->step, IR_I32),
+                                                 ir_const_i32(f, 1)));
+    ir_var *iv = ir_var_new(f, s->sym->name, IR_I32, IR_VAR_LOOP);
+    ir_expr *first = lo, *keep = NULL;
+    if (s->approx)
+        keep = perforate_for(c, &s->approx->perf, lo, &end, &step, &first, ir_ref(f, iv));
+    c->frame->slots[s->sym->slot] = ir_ref(f, iv);
+    ir_stmt *body = lower_nested(c, s->then_s);
+    if (keep)
+        body = ir_if(f, keep, body, NULL);
+    if (c->frame->done && contains_return(s->then_s))
+        body = ir_if(f, not_returned(c), body, NULL);
+    ir_stmt *loop = ir_for(f, iv, first, end, step, IR_LOOP_SERIAL, body);
+    loop->align = lo;
+    loop->text = s->loop_name;
+    lower_emit(c, loop);
+}
+
+static void lower_return(lower_ctx *c, const pf_stmt *s)
+{
+    PF_ASSERT(c->frame->ret);
+    ir_expr *v = lower_expr_as(c, s->value, c->frame->ret->type);
+    lower_emit(c, ir_assign(c->f, c->frame->ret, v));
+    lower_emit(c, ir_assign(c->f, c->frame->done, ir_const_bool(c->f, true)));
+}
+
+void lower_stmt(lower_ctx *c, const pf_stmt *s)
+{
+    switch (s->kind) {
+    case PF_S_BLOCK:
+        lower_block(c, s);
+        return;
+    case PF_S_DECL:
+        lower_decl(c, s);
+        return;
+    case PF_S_ASSIGN:
+        lower_assign(c, s);
+        return;
+    case PF_S_IF:
+        lower_if(c, s);
+        return;
+    case PF_S_FOR:
+        lower_for(c, s);
+        return;
+    case PF_S_SORT:
+        lower_emit(c, ir_sort(c->f, c->frame->arrays[s->target.sym->slot],
+                              lower_expr_as(c, s->value, IR_I32)));
+        return;
+    case PF_S_RETURN:
+        lower_return(c, s);
+        return;
+    }
+}

@@ -1,0 +1,584 @@
+/* Boundary-check removal and loop partitioning (Forma's interior/border split).
+ *
+ * Needs: a lowered function whose loads carry clamp_mask bits.
+ * Guarantees: the same results, with (1) every clamp bit cleared whose index is provably inside
+ * the buffer over the enclosing loop ranges, and (2) each loop whose body reads at `v + offset`
+ * (or tests `v` against loop-invariant bounds) split into border / interior / border parts, the
+ * interior copy having those checks removed and those tests folded.
+ *
+ *   for x in [0, W):  A[x] = x >= 8 && x < W-8 ? in[x-8]{clamp} + in[x+8]{clamp} : 0
+ * becomes
+ *   let lo = clamp(8, 0, W); let hi = clamp(W-8, lo, W)
+ *   for x in [0, lo):  (unchanged body)
+ *   for x in [lo, hi): A[x] = in[x-8] + in[x+8]
+ *   for x in [hi, W):  (unchanged body) */
+#include "codegen/passes.h"
+
+#include "base/arena.h"
+#include "codegen/affine.h"
+#include "codegen/ir_clone.h"
+#include "codegen/ir_simplify.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CONSTRAINTS 64
+
+/* One way a loop variable v is constrained to make a check unnecessary. */
+typedef struct constraint {
+    const void *site;   /* the load/store expression or the comparison */
+    int dim;            /* loads/stores: the dimension; comparisons: -1 */
+    bool lower;         /* v >= bound, else v <= bound */
+    aff bound;
+} constraint;
+
+typedef struct split {
+    const ir_var *v;
+    const char *inner_mark;  /* vars defined inside the loop body */
+    int n;
+    constraint c[MAX_CONSTRAINTS];
+    int n_loads;             /* constraints that come from loads/stores */
+} split;
+
+typedef struct bounds_ctx {
+    ir_func *f;
+    aff_env env;
+    int splits;      /* loops partitioned */
+    int cleared;     /* clamp bits removed by proof */
+} bounds_ctx;
+
+/* An affine form is usable as a bound outside the loop if it mentions neither v nor anything
+ * defined inside the body. */
+static bool outside(const split *sp, const aff *a)
+{
+    for (int i = 0; i < a->n; i++)
+        if (a->v[i] == sp->v || sp->inner_mark[a->v[i]->id])
+            return false;
+    return true;
+}
+
+static void add(split *sp, const void *site, int dim, bool lower, aff bound)
+{
+    if (sp->n < MAX_CONSTRAINTS && bound.ok) {
+        constraint c = { site, dim, lower, bound };
+        sp->c[sp->n++] = c;
+    }
+}
+
+/* index = v + off must satisfy 0 <= index <= extent - 1. */
+static void index_constraints(bounds_ctx *b, split *sp, const void *site, const ir_buffer *buf,
+                              int d, const ir_expr *index)
+{
+    aff a = aff_of(&b->env, index);
+    if (!a.ok || aff_coef(&a, sp->v) != 1)
+        return;
+    aff off = aff_drop(a, sp->v);
+    if (!outside(sp, &off))
+        return;
+    add(sp, site, d, true, aff_scale(off, -1));
+    aff ext = aff_of(&b->env, ir_ref(b->f, buf->extent[d]));
+    add(sp, site, d, false, aff_sub(aff_add(ext, aff_const(-1)), off));
+    sp->n_loads++;
+}
+
+/* The buffer whose extents bound a read's indices: the logical image for on-demand reads. */
+static const ir_buffer *logical(const ir_expr *e)
+{
+    return e->kind == IR_INTERP ? e->interp->image : e->buf;
+}
+
+static void collect_expr(bounds_ctx *b, split *sp, const ir_expr *e)
+{
+    if (!e)
+        return;
+    if (e->kind == IR_LOAD || e->kind == IR_INTERP)
+        for (int d = 0; d < e->n_args; d++)
+            if (e->clamp_mask & (1u << d))
+                index_constraints(b, sp, e, logical(e), d, e->args[d]);
+    collect_expr(b, sp, e->a);
+    collect_expr(b, sp, e->b);
+    collect_expr(b, sp, e->c);
+    for (int i = 0; i < e->n_args; i++)
+        collect_expr(b, sp, e->args[i]);
+}
+
+/* A comparison p < q or p <= q with coefficient +-1 on v bounds v on one side. */
+static void compare_constraint(bounds_ctx *b, split *sp, const ir_expr *cmp)
+{
+    aff d = aff_sub(aff_of(&b->env, cmp->a), aff_of(&b->env, cmp->b));
+    if (!d.ok)
+        return;
+    int64_t k = aff_coef(&d, sp->v);
+    aff r = aff_drop(d, sp->v);
+    if ((k != 1 && k != -1) || !outside(sp, &r))
+        return;
+    int64_t strict = cmp->op == IR_LT ? 1 : 0;  /* d <= -strict */
+    if (k == 1)   /* v + r <= -strict  ->  v <= -r - strict */
+        add(sp, cmp, -1, false, aff_sub(aff_const(-strict), r));
+    else          /* -v + r <= -strict  ->  v >= r + strict */
+        add(sp, cmp, -1, true, aff_add(r, aff_const(strict)));
+}
+
+static void collect_cond(bounds_ctx *b, split *sp, const ir_expr *c)
+{
+    if (c->kind == IR_BIN && c->op == IR_AND) {
+        collect_cond(b, sp, c->a);
+        collect_cond(b, sp, c->b);
+    } else if (c->kind == IR_BIN && (c->op == IR_LT || c->op == IR_LE) &&
+               c->a->type == IR_I32) {
+        compare_constraint(b, sp, c);
+    }
+}
+
+static void collect_stmt(bounds_ctx *b, split *sp, const ir_stmt *s)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->n; i++)
+            collect_stmt(b, sp, s->body[i]);
+        return;
+    case IR_S_STORE:
+        for (int d = 0; d < s->n; d++) {
+            collect_expr(b, sp, s->idx[d]);
+            if (s->check_mask & (1u << d))
+                index_constraints(b, sp, s, s->buf, d, s->idx[d]);
+        }
+        collect_expr(b, sp, s->value);
+        return;
+    case IR_S_IF:
+        collect_expr(b, sp, s->cond);
+        collect_cond(b, sp, s->cond);
+        collect_stmt(b, sp, s->then_s);
+        collect_stmt(b, sp, s->else_s);
+        return;
+    case IR_S_FOR:
+        collect_expr(b, sp, s->lo);
+        collect_expr(b, sp, s->hi);
+        collect_stmt(b, sp, s->then_s);
+        return;
+    case IR_S_ALLOC:
+        collect_stmt(b, sp, s->then_s);
+        return;
+    default:
+        collect_expr(b, sp, s->value);
+        collect_expr(b, sp, s->index);
+        return;
+    }
+}
+
+/* ---- rewriting the interior copy ---- */
+
+static const constraint *find(const split *sp, const void *site, int dim)
+{
+    for (int i = 0; i < sp->n; i++)
+        if (sp->c[i].site == site && sp->c[i].dim == dim)
+            return &sp->c[i];
+    return NULL;
+}
+
+/* Rewrites e for the interior: loads with constraints lose those checks, constrained
+ * comparisons become true. Done before cloning, on the original nodes (constraints are keyed
+ * by node identity). */
+static ir_expr *interior_expr(bounds_ctx *b, const split *sp, ir_expr *e)
+{
+    if (!e)
+        return NULL;
+    ir_func *f = b->f;
+    switch (e->kind) {
+    case IR_LOAD:
+    case IR_INTERP: {
+        uint8_t mask = e->clamp_mask;
+        for (int d = 0; d < e->n_args; d++)
+            if (find(sp, e, d))
+                mask &= (uint8_t)~(1u << d);
+        ir_expr **args = pf_arena_alloc(f->arena, sizeof *args * (size_t)e->n_args);
+        for (int d = 0; d < e->n_args; d++)
+            args[d] = interior_expr(b, sp, e->args[d]);
+        return ir_with_args(f, e, args, mask);
+    }
+    case IR_BIN:
+        if ((e->op == IR_LT || e->op == IR_LE) && find(sp, e, -1))
+            return ir_const_bool(f, true);
+        return irf_bin(f, e->op, interior_expr(b, sp, e->a), interior_expr(b, sp, e->b));
+    case IR_UN:
+        return irf_un(f, e->op, interior_expr(b, sp, e->a));
+    case IR_SELECT:
+        return irf_select(f, interior_expr(b, sp, e->a), interior_expr(b, sp, e->b),
+                          interior_expr(b, sp, e->c));
+    case IR_CAST:
+        return irf_cast(f, e->type, interior_expr(b, sp, e->a));
+    case IR_ALOAD:
+        return ir_aload(f, e->var, interior_expr(b, sp, e->a));
+    case IR_CALL: {
+        ir_expr **args = pf_arena_alloc(f->arena, sizeof *args * (size_t)(e->n_args + 1));
+        for (int i = 0; i < e->n_args; i++)
+            args[i] = interior_expr(b, sp, e->args[i]);
+        return ir_with_args(f, e, args, 0);
+    }
+    default:
+        return e;
+    }
+}
+
+static ir_stmt *interior_stmt(bounds_ctx *b, const split *sp, const ir_stmt *s)
+{
+    if (!s)
+        return NULL;
+    ir_func *f = b->f;
+    ir_stmt *r = pf_arena_memdup(f->arena, s, sizeof *s);
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        r->body = pf_arena_alloc(f->arena, sizeof *r->body * (size_t)(s->n + 1));
+        for (int i = 0; i < s->n; i++)
+            r->body[i] = interior_stmt(b, sp, s->body[i]);
+        return r;
+    case IR_S_STORE:
+        r->idx = pf_arena_alloc(f->arena, sizeof *r->idx * (size_t)s->n);
+        for (int d = 0; d < s->n; d++) {
+            r->idx[d] = interior_expr(b, sp, s->idx[d]);
+            if (find(sp, s, d))
+                r->check_mask &= (uint8_t)~(1u << d);
+        }
+        r->value = interior_expr(b, sp, s->value);
+        return r;
+    case IR_S_IF: {
+        ir_expr *c = interior_expr(b, sp, s->cond);
+        int64_t k;
+        if (ir_is_const(c, &k))
+            return k ? interior_stmt(b, sp, s->then_s)
+                     : (s->else_s ? interior_stmt(b, sp, s->else_s) : ir_block(f, 0, NULL));
+        r->cond = c;
+        r->then_s = interior_stmt(b, sp, s->then_s);
+        r->else_s = interior_stmt(b, sp, s->else_s);
+        return r;
+    }
+    case IR_S_FOR:
+        r->lo = interior_expr(b, sp, s->lo);
+        r->hi = interior_expr(b, sp, s->hi);
+        r->then_s = interior_stmt(b, sp, s->then_s);
+        return r;
+    case IR_S_ALLOC:
+        r->then_s = interior_stmt(b, sp, s->then_s);
+        return r;
+    default:
+        r->value = interior_expr(b, sp, s->value);
+        r->index = interior_expr(b, sp, s->index);
+        return r;
+    }
+}
+
+/* ---- the split itself ---- */
+
+static ir_expr *let(bounds_ctx *b, ir_list *out, const char *name, ir_expr *v)
+{
+    if (v->kind == IR_CONST || v->kind == IR_VARREF)
+        return v;
+    /* A new let is an atom for the affine reasoning (its value is a min/max). */
+    ir_var *x = ir_var_new(b->f, name, IR_I32, IR_VAR_LET);
+    ir_list_push(b->f, out, ir_let(b->f, x, v));
+    return ir_ref(b->f, x);
+}
+
+/* Rounds t >= lo up to lo + k*step. */
+static ir_expr *align_up(ir_func *f, ir_expr *t, ir_expr *lo, ir_expr *step)
+{
+    int64_t k;
+    if (ir_is_const(step, &k) && k == 1)
+        return t;
+    ir_expr *n = irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, t, lo), irf_bin(f, IR_SUB, step,
+                                                                      ir_const_i32(f, 1)));
+    return irf_bin(f, IR_ADD, lo, irf_bin(f, IR_MUL, irf_bin(f, IR_DIV, n, step), step));
+}
+
+static ir_stmt *bounds_stmt(bounds_ctx *b, const ir_stmt *s);
+
+static ir_stmt *loop_copy(bounds_ctx *b, const ir_stmt *s, ir_expr *lo, ir_expr *hi,
+                          ir_stmt *body)
+{
+    ir_stmt *r = pf_arena_memdup(b->f->arena, s, sizeof *s);
+    r->lo = lo;
+    r->hi = hi;
+    r->then_s = body;
+    r->no_split = true;  /* partitioned on its variable once; inner loops may still split */
+    ir_subst sub;
+    ir_subst_init(&sub, b->f);
+    ir_stmt *c = ir_clone_stmt(b->f, &sub, r);
+    ir_subst_free(&sub);
+    aff_env_reserve(&b->env, b->f->n_vars);
+    aff_env_record_lets(&b->env, c);
+    return c;
+}
+
+static ir_expr *bound_expr(bounds_ctx *b, const split *sp, bool lower, ir_expr *init)
+{
+    ir_expr *r = init;
+    for (int i = 0; i < sp->n; i++)
+        if (sp->c[i].lower == lower) {
+            ir_expr *x = aff_to_expr(b->f, &sp->c[i].bound);
+            if (!lower)
+                x = irf_bin(b->f, IR_ADD, x, ir_const_i32(b->f, 1));
+            r = irf_bin(b->f, lower ? IR_MAX : IR_MIN, r, x);
+        }
+    return r;
+}
+
+/* The tightest bound of one side when every candidate compares symbolically with the others
+ * (e.g. max(0, 8, 7, ..., -8) = 8); !ok otherwise. */
+static aff symbolic_bound(bounds_ctx *b, const ir_stmt *s, const split *sp, bool lower)
+{
+    aff best = lower ? aff_of(&b->env, s->lo) : aff_add(aff_of(&b->env, s->hi), aff_const(-1));
+    for (int i = 0; i < sp->n && best.ok; i++) {
+        if (sp->c[i].lower != lower)
+            continue;
+        int ge = aff_ge(&sp->c[i].bound, &best);
+        if (ge < 0)
+            best.ok = false;
+        else if (ge == (lower ? 1 : 0))
+            best = sp->c[i].bound;
+    }
+    return best;
+}
+
+/* Runs `bounds_stmt` on a loop copy with its variable's symbolic range in the environment, so
+ * tests that are decided on a border (x < 8 there) fold away. */
+static ir_stmt *with_range(bounds_ctx *b, ir_stmt *loop, aff lo, aff hi)
+{
+    if (!lo.ok || !hi.ok)
+        return bounds_stmt(b, loop);  /* the loop's own bounds give its range */
+    int id = loop->var->id;
+    aff_env_reserve(&b->env, b->f->n_vars);
+    aff *old_lo = b->env.lo[id], *old_hi = b->env.hi[id];
+    b->env.lo[id] = pf_arena_memdup(b->f->arena, &lo, sizeof lo);
+    b->env.hi[id] = pf_arena_memdup(b->f->arena, &hi, sizeof hi);
+    loop->then_s = bounds_stmt(b, loop->then_s);
+    b->env.lo[id] = old_lo;
+    b->env.hi[id] = old_hi;
+    return loop;
+}
+
+static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
+{
+    ir_func *f = b->f;
+    ir_list out = { 0 };
+    ir_expr *lo = let(b, &out, "lo", s->lo), *hi = let(b, &out, "hi", s->hi), *step = s->step;
+    aff a_s = symbolic_bound(b, s, sp, true), b_s = symbolic_bound(b, s, sp, false);
+    ir_expr *a = irf_bin(f, IR_MIN, a_s.ok ? irf_bin(f, IR_MAX, aff_to_expr(f, &a_s), lo)
+                                           : bound_expr(b, sp, true, lo), hi);
+    ir_expr *mid_lo = let(b, &out, "interior_lo", align_up(f, a, lo, step));
+    ir_expr *ub = b_s.ok ? irf_bin(f, IR_ADD, aff_to_expr(f, &b_s), ir_const_i32(f, 1))
+                         : bound_expr(b, sp, false, hi);
+    ir_expr *e = irf_bin(f, IR_MAX, irf_bin(f, IR_MIN, ub, hi), mid_lo);
+    ir_expr *mid_hi = let(b, &out, "interior_hi", align_up(f, e, mid_lo, step));
+    ir_expr *pre_hi = irf_bin(f, IR_MIN, mid_lo, hi), *in_hi = irf_bin(f, IR_MIN, mid_hi, hi);
+    /* Symbolic ranges of the three parts (sound supersets of their iterations). */
+    aff slo = aff_of(&b->env, s->lo), shi = aff_add(aff_of(&b->env, s->hi), aff_const(-1));
+    aff a_sym = symbolic_bound(b, s, sp, true), b_sym = symbolic_bound(b, s, sp, false);
+    aff none = { 0 };
+    ir_list_push(f, &out, with_range(b, loop_copy(b, s, lo, pre_hi, s->then_s), slo,
+                                     a_sym.ok ? aff_add(a_sym, aff_const(-1)) : none));
+    ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_lo, in_hi,
+                                                  interior_stmt(b, sp, s->then_s)),
+                                     a_sym, b_sym));
+    ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_hi, hi, s->then_s),
+                                     b_sym.ok ? aff_add(b_sym, aff_const(1)) : none, shi));
+    b->splits++;
+    return ir_list_block(f, &out);
+}
+
+/* Keeps a comparison's constraint only when the load/store constraints already imply it, so
+ * folding it in the interior never shrinks the interior (a test like `x < 8` would). */
+static void keep_implied_comparisons(split *sp)
+{
+    int k = 0;
+    for (int i = 0; i < sp->n; i++) {
+        const constraint *c = &sp->c[i];
+        bool keep = c->dim >= 0;
+        for (int j = 0; j < sp->n && !keep; j++) {
+            const constraint *l = &sp->c[j];
+            if (l->dim < 0 || l->lower != c->lower)
+                continue;
+            keep = c->lower ? aff_ge(&l->bound, &c->bound) == 1
+                            : aff_ge(&c->bound, &l->bound) == 1;
+        }
+        if (keep)
+            sp->c[k++] = *c;
+    }
+    sp->n = k;
+}
+
+/* A loop is worth splitting when some check depends on v + offset and the interior is not
+ * provably the whole loop already (then the proofs below clear the checks anyway). */
+static bool worth_splitting(bounds_ctx *b, const ir_stmt *s, const split *sp)
+{
+    if (sp->n_loads == 0)
+        return false;
+    aff lo = aff_of(&b->env, s->lo), hi = aff_add(aff_of(&b->env, s->hi), aff_const(-1));
+    for (int i = 0; i < sp->n; i++) {
+        const constraint *c = &sp->c[i];
+        int ge = c->lower ? aff_ge(&lo, &c->bound) : aff_ge(&c->bound, &hi);
+        if (ge != 1)
+            return true;
+    }
+    return false;
+}
+
+static ir_stmt *bounds_for(bounds_ctx *b, const ir_stmt *s)
+{
+    if (!s->no_split) {
+        split *sp = pf_xcalloc(1, sizeof *sp);
+        char *mark = pf_xcalloc((size_t)b->f->n_vars + 1, 1);
+        ir_defined_vars(s->then_s, mark);
+        sp->v = s->var;
+        sp->inner_mark = mark;
+        collect_stmt(b, sp, s->then_s);
+        keep_implied_comparisons(sp);
+        ir_stmt *r = worth_splitting(b, s, sp) ? split_loop(b, s, sp) : NULL;
+        free(mark);
+        free(sp);
+        if (r)
+            return r;
+    }
+    ir_stmt *r = pf_arena_memdup(b->f->arena, s, sizeof *s);
+    aff lo = aff_of(&b->env, s->lo), hi = aff_add(aff_of(&b->env, s->hi), aff_const(-1));
+    int id = s->var->id;
+    aff_env_reserve(&b->env, b->f->n_vars);
+    aff *old_lo = b->env.lo[id], *old_hi = b->env.hi[id];
+    if (lo.ok && hi.ok) {
+        b->env.lo[id] = pf_arena_memdup(b->f->arena, &lo, sizeof lo);
+        b->env.hi[id] = pf_arena_memdup(b->f->arena, &hi, sizeof hi);
+    }
+    r->then_s = bounds_stmt(b, s->then_s);
+    b->env.lo[id] = old_lo;
+    b->env.hi[id] = old_hi;
+    return r;
+}
+
+/* ---- proofs over the enclosing loop ranges ---- */
+
+static bool provably_inside(bounds_ctx *b, const ir_buffer *buf, int d, const ir_expr *index)
+{
+    aff zero = aff_const(0);
+    aff last = aff_add(aff_of(&b->env, ir_ref(b->f, buf->extent[d])), aff_const(-1));
+    return last.ok && aff_prove_between(&b->env, index, &zero, &last);
+}
+
+/* Decides p < q or p <= q over the loop ranges when the ranges of p - q allow. */
+static ir_expr *prove_compare(bounds_ctx *b, ir_expr *e)
+{
+    if ((e->op != IR_LT && e->op != IR_LE) || e->a->type != IR_I32)
+        return e;
+    aff d = aff_sub(aff_of(&b->env, e->a), aff_of(&b->env, e->b)), mn, mx;
+    if (!aff_range(&b->env, &d, &mn, &mx) || mn.n || mx.n)
+        return e;
+    int64_t limit = e->op == IR_LT ? -1 : 0;  /* true iff p - q <= limit */
+    if (mx.c <= limit)
+        return ir_const_bool(b->f, true);
+    if (mn.c > limit)
+        return ir_const_bool(b->f, false);
+    return e;
+}
+
+static ir_expr *prove_expr(bounds_ctx *b, ir_expr *e)
+{
+    if (!e)
+        return NULL;
+    ir_func *f = b->f;
+    switch (e->kind) {
+    case IR_LOAD:
+    case IR_INTERP: {
+        ir_expr **args = pf_arena_alloc(f->arena, sizeof *args * (size_t)e->n_args);
+        uint8_t mask = e->clamp_mask;
+        for (int d = 0; d < e->n_args; d++) {
+            args[d] = prove_expr(b, e->args[d]);
+            if ((mask & (1u << d)) && provably_inside(b, logical(e), d, args[d])) {
+                mask &= (uint8_t)~(1u << d);
+                b->cleared++;
+            }
+        }
+        return ir_with_args(f, e, args, mask);
+    }
+    case IR_BIN: {
+        ir_expr *r = irf_bin(f, e->op, prove_expr(b, e->a), prove_expr(b, e->b));
+        return r->kind == IR_BIN ? prove_compare(b, r) : r;
+    }
+    case IR_UN:
+        return irf_un(f, e->op, prove_expr(b, e->a));
+    case IR_SELECT:
+        return irf_select(f, prove_expr(b, e->a), prove_expr(b, e->b), prove_expr(b, e->c));
+    case IR_CAST:
+        return irf_cast(f, e->type, prove_expr(b, e->a));
+    case IR_ALOAD:
+        return ir_aload(f, e->var, prove_expr(b, e->a));
+    case IR_CALL: {
+        ir_expr **args = pf_arena_alloc(f->arena, sizeof *args * (size_t)(e->n_args + 1));
+        for (int i = 0; i < e->n_args; i++)
+            args[i] = prove_expr(b, e->args[i]);
+        return ir_with_args(f, e, args, 0);
+    }
+    default:
+        return e;
+    }
+}
+
+static ir_stmt *bounds_stmt(bounds_ctx *b, const ir_stmt *s)
+{
+    if (!s)
+        return NULL;
+    ir_func *f = b->f;
+    if (s->kind == IR_S_FOR)
+        return bounds_for(b, s);
+    ir_stmt *r = pf_arena_memdup(f->arena, s, sizeof *s);
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        r->body = pf_arena_alloc(f->arena, sizeof *r->body * (size_t)(s->n + 1));
+        for (int i = 0; i < s->n; i++)
+            r->body[i] = bounds_stmt(b, s->body[i]);
+        return r;
+    case IR_S_STORE:
+        r->idx = pf_arena_alloc(f->arena, sizeof *r->idx * (size_t)s->n);
+        for (int d = 0; d < s->n; d++) {
+            r->idx[d] = prove_expr(b, s->idx[d]);
+            if ((r->check_mask & (1u << d)) && provably_inside(b, s->buf, d, r->idx[d]))
+                r->check_mask &= (uint8_t)~(1u << d);
+        }
+        r->value = prove_expr(b, s->value);
+        return r;
+    case IR_S_IF: {
+        r->cond = prove_expr(b, s->cond);
+        int64_t k;
+        if (ir_is_const(r->cond, &k)) {
+            const ir_stmt *taken = k ? s->then_s : s->else_s;
+            return taken ? bounds_stmt(b, taken) : ir_block(f, 0, NULL);
+        }
+        r->then_s = bounds_stmt(b, s->then_s);
+        r->else_s = bounds_stmt(b, s->else_s);
+        return r;
+    }
+    case IR_S_ALLOC:
+        r->then_s = bounds_stmt(b, s->then_s);
+        return r;
+    default:
+        r->value = prove_expr(b, s->value);
+        r->index = prove_expr(b, s->index);
+        return r;
+    }
+}
+
+ir_func *pf_pass_bounds(ir_func *f, pf_pass_stats *stats)
+{
+    bounds_ctx b = { 0 };
+    b.f = f;
+    aff_env_init(&b.env, f->n_vars);
+    aff_env_record_lets(&b.env, f->body);
+    ir_func *r = pf_arena_memdup(f->arena, f, sizeof *f);
+    b.f = r;
+    r->body = bounds_stmt(&b, f->body);
+    aff_env_free(&b.env);
+    if (stats) {
+        stats->loops_split += b.splits;
+        stats->checks_removed += b.cleared;
+    }
+    return r;
+}

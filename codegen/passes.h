@@ -1,0 +1,24 @@
+/* The IR passes, each a function IR -> IR (a pass that changes nothing returns an equal
+ * function). The order they run in is in compile.c. */
+#ifndef PF_CODEGEN_PASSES_H
+#define PF_CODEGEN_PASSES_H
+
+#include "codegen/ir.h"
+
+#include <stdbool.h>
+
+typedef struct pf_pass_stats {
+    int loops_split;      /* pass_bounds: loops partitioned into border/interior */
+    int checks_removed;   /* pass_bounds: boundary checks proven unnecessary */
+    int ondemand_reads;   /* pass_ondemand: on-demand reads expanded */
+    int congruences_proven; /* pass_ondemand: dimensions whose weights Z3 made constant */
+} pf_pass_stats;
+
+/* pass_bounds.c: boundary-check removal and interior/border loop partitioning. */
+ir_func *pf_pass_bounds(ir_func *f, pf_pass_stats *stats);
+
+/* pass_ondemand.c: expands on-demand reads (IR_INTERP), with congruence simplification through
+ * Z3 unless `congruence` is false. Must run after pass_bounds and before emission. */
+ir_func *pf_pass_ondemand(ir_func *f, bool congruence, pf_pass_stats *stats);
+
+#endif

@@ -1,0 +1,128 @@
+/* Runtime support for generated code (see runtime.h). */
+#include "codegen/runtime.h"
+
+#include "base/noise.h"
+#include "reconstruct/stage_rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void *pf_rt_alloc(int64_t bytes, int32_t zero)
+{
+    if (bytes <= 0 || (uint64_t)bytes > ((uint64_t)1 << 40))
+        return NULL;
+    size_t n = ((size_t)bytes + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, n);
+    if (p && zero)
+        memset(p, 0, n);
+    return p;
+}
+
+void pf_rt_free(void *p)
+{
+    free(p);
+}
+
+void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const int64_t *stride)
+{
+    int64_t e[4] = { 1, 1, 1, 1 }, s[4] = { 0, 0, 0, 0 };
+    for (int d = 0; d < ndims && d < 4; d++) {
+        e[d] = extent[d];
+        s[d] = stride[d];
+    }
+    for (int64_t i3 = 0; i3 < e[3]; i3++)
+        for (int64_t i2 = 0; i2 < e[2]; i2++)
+            for (int64_t i1 = 0; i1 < e[1]; i1++) {
+                float *row = data + i1 * s[1] + i2 * s[2] + i3 * s[3];
+                if (s[0] == 1)
+                    memset(row, 0, sizeof *row * (size_t)e[0]);
+                else
+                    for (int64_t i0 = 0; i0 < e[0]; i0++)
+                        row[i0 * s[0]] = 0.0f;
+            }
+}
+
+/* The language's sort (docs/language.md): a stable insertion sort by `<`, so every backend
+ * produces the same order even with NaNs (a NaN stops smaller values from moving past it). */
+void pf_rt_sort_f32(float *v, int32_t n)
+{
+    for (int32_t i = 1; i < n; i++) {
+        float x = v[i];
+        int32_t j = i - 1;
+        while (j >= 0 && x < v[j]) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+}
+
+void pf_rt_sort_i32(int32_t *v, int32_t n)
+{
+    for (int32_t i = 1; i < n; i++) {
+        int32_t x = v[i], j = i - 1;
+        while (j >= 0 && x < v[j]) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+}
+
+float pf_rt_median_f32(const float *v, int32_t n)
+{
+    float tmp[4096];
+    if (n < 1)
+        n = 1;
+    if (n > 4096)
+        n = 4096;
+    memcpy(tmp, v, sizeof *tmp * (size_t)n);
+    pf_rt_sort_f32(tmp, n);
+    return tmp[n / 2];
+}
+
+int32_t pf_rt_median_i32(const int32_t *v, int32_t n)
+{
+    int32_t tmp[4096];
+    if (n < 1)
+        n = 1;
+    if (n > 4096)
+        n = 4096;
+    memcpy(tmp, v, sizeof *tmp * (size_t)n);
+    pf_rt_sort_i32(tmp, n);
+    return tmp[n / 2];
+}
+
+float pf_rt_noise(int32_t n, int32_t a, int32_t b, int32_t c, int32_t d)
+{
+    int32_t args[4] = { a, b, c, d };
+    return pf_noise_hash(n < 0 ? 0 : n > 4 ? 4 : n, args);
+}
+
+float pf_rt_perf_hash(int32_t id, int32_t j, int32_t a, int32_t b)
+{
+    return pf_perf_hash(id, j, a, b);
+}
+
+const pf_rt_symbol *pf_rt_symbols(int *count)
+{
+    static const pf_rt_symbol syms[] = {
+        { "pf_rt_alloc", (void *)pf_rt_alloc },
+        { "pf_rt_free", (void *)pf_rt_free },
+        { "pf_rt_zero_buffer", (void *)pf_rt_zero_buffer },
+        { "pf_rt_sort_f32", (void *)pf_rt_sort_f32 },
+        { "pf_rt_sort_i32", (void *)pf_rt_sort_i32 },
+        { "pf_rt_median_f32", (void *)pf_rt_median_f32 },
+        { "pf_rt_median_i32", (void *)pf_rt_median_i32 },
+        { "pf_rt_noise", (void *)pf_rt_noise },
+        { "pf_rt_perf_hash", (void *)pf_rt_perf_hash },
+        { "pf_rt_parallel_for", (void *)pf_rt_parallel_for },
+        { "pf_srt_importance_mask", (void *)pf_srt_importance_mask },
+        { "pf_srt_adaptive_coarse", (void *)pf_srt_adaptive_coarse },
+        { "pf_srt_adaptive_refine", (void *)pf_srt_adaptive_refine },
+        { "pf_srt_reconstruct", (void *)pf_srt_reconstruct },
+        { "pf_srt_copy_channels", (void *)pf_srt_copy_channels },
+    };
+    *count = (int)(sizeof syms / sizeof *syms);
+    return syms;
+}

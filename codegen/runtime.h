@@ -1,0 +1,49 @@
+/* The runtime that generated code calls: allocation, zeroing, sorting and median, noise, and
+ * (later) the thread pool and the sampling/reconstruction kernels. The JIT binds these symbols
+ * by address; exported C libraries compile this file alongside the generated source, so it
+ * depends on libc and base/ headers only. */
+#ifndef PF_CODEGEN_RUNTIME_H
+#define PF_CODEGEN_RUNTIME_H
+
+#include <stdint.h>
+
+/* 64-byte aligned, zeroed when `zero` is non-zero; NULL when bytes is not positive or memory
+ * is exhausted (the generated function then returns an error code). */
+void *pf_rt_alloc(int64_t bytes, int32_t zero);
+void pf_rt_free(void *p);
+
+/* Zeroes the elements of an N-D strided buffer (padding untouched). */
+void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const int64_t *stride);
+
+/* Sorts v[0 .. n-1] as the language defines it: a stable insertion sort by `<` (the same
+ * sequence as the interpreter's, NaNs included). */
+void pf_rt_sort_f32(float *v, int32_t n);
+void pf_rt_sort_i32(int32_t *v, int32_t n);
+/* Element n/2 of v[0 .. n-1] sorted (v unchanged); n >= 1, n <= 4096. */
+float pf_rt_median_f32(const float *v, int32_t n);
+int32_t pf_rt_median_i32(const int32_t *v, int32_t n);
+
+float pf_rt_noise(int32_t n, int32_t a, int32_t b, int32_t c, int32_t d);
+/* lang/approx.h's pf_perf_hash, for loop perforation's random skip. */
+float pf_rt_perf_hash(int32_t id, int32_t j, int32_t a, int32_t b);
+
+/* ---- the thread pool (runtime_pool.c) ---- */
+
+/* An outlined parallel loop body: runs iterations [begin, end) and returns 0, or a non-zero
+ * status (e.g. an allocation failed) that the loop reports. */
+typedef int32_t (*pf_rt_task)(void *closure, int32_t begin, int32_t end);
+/* Runs iterations [0, n) of fn on the pool (the caller works too) and returns the first
+ * non-zero status. Serial when n <= 1, with one thread, or inside another parallel loop. */
+int32_t pf_rt_parallel_for(pf_rt_task fn, void *closure, int32_t n);
+/* Threads used by parallel loops (0: all cores); the number in use. */
+void pf_rt_set_threads(int32_t n);
+int32_t pf_rt_threads(void);
+
+/* Name/address pairs of every runtime function, for the JIT's symbol table. */
+typedef struct pf_rt_symbol {
+    const char *name;
+    void *address;
+} pf_rt_symbol;
+const pf_rt_symbol *pf_rt_symbols(int *count);
+
+#endif

@@ -1,0 +1,134 @@
+/* The thread pool of generated code: a few persistent pthreads that run the iterations of
+ * parallel loops (outlined loop bodies with a closure). No thread is created per call; a
+ * parallel loop inside a parallel loop runs serially on the thread that reached it. Shipped
+ * inside exported libraries with the rest of the runtime (libc + pthreads only). */
+#include "codegen/runtime.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define PF_RT_MAX_THREADS 64
+
+typedef struct pf_rt_job {
+    pf_rt_task fn;
+    void *closure;
+    int32_t n, chunk;
+    int32_t next;        /* next unclaimed iteration (under lock) */
+    int32_t running;     /* workers still inside the job */
+    int32_t status;      /* first non-zero status of a task */
+    unsigned long epoch;
+} pf_rt_job;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_ready = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t work_done = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER;  /* one parallel loop at a time */
+static pf_rt_job job;
+static int n_workers;            /* started workers (threads - 1) */
+static int wanted_threads;       /* 0: all cores */
+static __thread int in_parallel; /* this thread is running a task: nested loops go serial */
+
+static int default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > PF_RT_MAX_THREADS ? PF_RT_MAX_THREADS : (int)n;
+}
+
+void pf_rt_set_threads(int32_t n)
+{
+    pthread_mutex_lock(&pool_lock);
+    wanted_threads = n < 0 ? 0 : n > PF_RT_MAX_THREADS ? PF_RT_MAX_THREADS : n;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+int32_t pf_rt_threads(void)
+{
+    return wanted_threads > 0 ? wanted_threads : default_threads();
+}
+
+/* Claims chunks of the current job until none is left. Called with pool_lock held; returns
+ * with it held. */
+static void run_chunks(void)
+{
+    while (job.next < job.n) {
+        int32_t begin = job.next, end = begin + job.chunk;
+        if (end > job.n)
+            end = job.n;
+        job.next = end;
+        pthread_mutex_unlock(&pool_lock);
+        in_parallel = 1;
+        int32_t st = job.fn(job.closure, begin, end);
+        in_parallel = 0;
+        pthread_mutex_lock(&pool_lock);
+        if (st != 0 && job.status == 0)
+            job.status = st;
+    }
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&pool_lock);
+    for (;;) {
+        while (job.epoch == seen)
+            pthread_cond_wait(&work_ready, &pool_lock);
+        seen = job.epoch;
+        job.running++;
+        run_chunks();
+        if (--job.running == 0)
+            pthread_cond_broadcast(&work_done);
+    }
+    return NULL;
+}
+
+/* Starts workers up to threads - 1 (they live until the process ends). */
+static void grow_pool(int threads)
+{
+    while (n_workers < threads - 1) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&t, &attr, worker, NULL);
+        pthread_attr_destroy(&attr);
+        if (rc != 0)
+            break;  /* run with the workers we have */
+        n_workers++;
+    }
+}
+
+static int32_t run_serial(pf_rt_task fn, void *closure, int32_t n)
+{
+    return n > 0 ? fn(closure, 0, n) : 0;
+}
+
+int32_t pf_rt_parallel_for(pf_rt_task fn, void *closure, int32_t n)
+{
+    int threads = pf_rt_threads();
+    if (n <= 1 || threads <= 1 || in_parallel)
+        return run_serial(fn, closure, n);
+    pthread_mutex_lock(&call_lock);
+    pthread_mutex_lock(&pool_lock);
+    grow_pool(threads);
+    int32_t used = n_workers + 1 < threads ? n_workers + 1 : threads;
+    job.fn = fn;
+    job.closure = closure;
+    job.n = n;
+    /* A few chunks per thread balance uneven rows without much locking. */
+    job.chunk = n / (used * 4) > 0 ? n / (used * 4) : 1;
+    job.next = 0;
+    job.status = 0;
+    job.running = 1;  /* the caller */
+    job.epoch++;
+    pthread_cond_broadcast(&work_ready);
+    run_chunks();
+    job.running--;
+    while (job.running > 0)
+        pthread_cond_wait(&work_done, &pool_lock);
+    int32_t status = job.status;
+    pthread_mutex_unlock(&pool_lock);
+    pthread_mutex_unlock(&call_lock);
+    return status;
+}

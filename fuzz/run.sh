@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Fuzzes the front end with libFuzzer (clang-16, ASan + UBSan).
+#
+#   fuzz/run.sh [SECONDS [JOBS]]   build, then fuzz for SECONDS (default 600) with JOBS workers
+#   fuzz/run.sh --seed             rebuild fuzz/corpus from the seeds (docs, apps, error files)
+#   fuzz/run.sh --merge [DIR...]   minimize fuzz/corpus in place (-merge=1), adding what the DIRs
+#                                  (e.g. gen_programs.py output) bring
+#   fuzz/run.sh --replay [DIR...]  run every file of the DIRs (default: fuzz/corpus and
+#                                  fuzz/regressions) once, e.g. programs of gen_programs.py
+#
+# Crashes land in build-fuzz/artifacts/; copy each into fuzz/regressions/ (a CUnit test replays
+# them) once it is fixed. Logs of the workers: build-fuzz/fuzz-*.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=build-fuzz
+BIN=$OUT/fuzz_frontend
+mkdir -p "$OUT/artifacts"
+
+build() {
+    local srcs=()
+    for f in lang/*.c; do
+        case "$f" in lang/interp*) continue ;; esac
+        srcs+=("$f")
+    done
+    clang-16 -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+        -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. -Wall -Wextra -Werror \
+        fuzz/fuzz_frontend.c "${srcs[@]}" base/arena.c base/error.c base/strbuf.c \
+        base/fileio.c -lm -o "$BIN"
+}
+
+seed() {
+    local dir=$OUT/seeds
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    # Code blocks of the language reference, apps, error files, earlier regressions.
+    awk '/^```/{if(inb){close(f);inb=0}else{n++;f=sprintf("'"$dir"'/doc%03d.pf",n);inb=1};next}
+         inb{print > f}' docs/language.md
+    cp apps/*.pf tests/lang/errors/*.pf "$dir"/ 2>/dev/null || true
+    cp fuzz/regressions/* "$dir"/ 2>/dev/null || true
+    mkdir -p fuzz/corpus
+    "$BIN" -merge=1 -max_len=8192 fuzz/corpus "$dir"
+}
+
+build
+case "${1:-}" in
+--seed) seed ;;
+--merge)
+    # Edges only (no hit-count buckets), so the kept corpus stays a few hundred small files.
+    shift
+    rm -rf "$OUT/merged"
+    mkdir -p "$OUT/merged"
+    "$BIN" -merge=1 -use_counters=0 -max_len=4096 "$OUT/merged" fuzz/corpus "$@"
+    rm -f fuzz/corpus/*
+    cp "$OUT/merged"/* fuzz/corpus/
+    ;;
+--replay)
+    shift
+    if [ $# -eq 0 ]; then set -- fuzz/corpus fuzz/regressions; fi
+    "$BIN" -runs=0 "$@"
+    ;;
+*)
+    secs=${1:-600}
+    jobs=${2:-1}
+    "$BIN" -max_total_time="$secs" -jobs="$jobs" -workers="$jobs" -max_len=8192 -timeout=10 \
+        -rss_limit_mb=2048 -dict=fuzz/pf.dict -artifact_prefix="$OUT/artifacts/" \
+        -print_final_stats=1 fuzz/corpus
+    mv fuzz-*.log "$OUT"/ 2>/dev/null || true
+    ;;
+esac

@@ -1,0 +1,183 @@
+/* Execution genes: parsing, printing and validation (see exec.h). */
+#include "perforate/exec.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+pf_exec_gene pf_exec_default(void)
+{
+    pf_exec_gene g = { 0 };
+    g.at = -1;
+    return g;
+}
+
+static bool reads_image(const pf_stage *st, const pf_image_decl *img)
+{
+    for (int i = 0; i < st->n_reads; i++)
+        if (st->reads[i] == img)
+            return true;
+    return false;
+}
+
+int pf_exec_sole_consumer(const pf_program *prog, int stage)
+{
+    const pf_image_decl *img = prog->stages[stage]->image->image;
+    if (img->role != PF_IMAGE_LOCAL)
+        return -1;
+    int found = -1;
+    for (int i = stage + 1; i < prog->n_stages; i++) {
+        if (!reads_image(prog->stages[i], img))
+            continue;
+        if (found >= 0)
+            return -1;
+        found = i;
+    }
+    return found;
+}
+
+/* An integer word in [lo, hi]. */
+static int int_word(const char *w, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(w, &end, 10);
+    if (!*w || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int find_stage(const pf_program *prog, const char *name)
+{
+    for (int i = 0; i < prog->n_stages; i++)
+        if (strcmp(prog->stages[i]->name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_exec_gene *g,
+                      pf_error *err)
+{
+    const char *kw = w[*i];
+    bool has_arg = *i + 1 < n;
+    if (strcmp(kw, "root") == 0) {
+        g->at = -1;
+    } else if (strcmp(kw, "parallel") == 0) {
+        g->parallel = true;
+    } else if (strcmp(kw, "at") == 0) {
+        if (!has_arg || (g->at = find_stage(prog, w[*i + 1])) < 0)
+            return pf_fail(err, "'at' needs the name of a consumer stage");
+        (*i)++;
+    } else if (strcmp(kw, "vectorize") == 0 || strcmp(kw, "unroll") == 0) {
+        bool vec = kw[0] == 'v';
+        int *slot = vec ? &g->vectorize : &g->unroll, v;
+        if (!has_arg || int_word(w[*i + 1], 1, 64, &v) != 0 ||
+            (vec ? (v != 4 && v != 8 && v != 16) : (v != 2 && v != 4 && v != 8)))
+            return pf_fail(err, "'%s' takes %s", kw, vec ? "4, 8 or 16" : "2, 4 or 8");
+        *slot = v;
+        (*i)++;
+    } else if (strcmp(kw, "tile") == 0) {
+        int k = 0;
+        while (k < 2 && *i + 1 < n && int_word(w[*i + 1], 1, PF_EXEC_MAX_TILE, &g->tile[k]) == 0) {
+            k++;
+            (*i)++;
+        }
+        if (k == 0)
+            return pf_fail(err, "'tile' takes one or two sizes from 1 to %d", PF_EXEC_MAX_TILE);
+    } else {
+        return pf_fail(err, "unknown execution directive '%s' (root, at STAGE, tile, vectorize, "
+                       "parallel, unroll)", kw);
+    }
+    return 0;
+}
+
+int pf_exec_parse(const pf_program *prog, int stage, char *const *words, int n, pf_exec_gene *g,
+                  pf_error *err)
+{
+    (void)stage;
+    *g = pf_exec_default();
+    g->set = true;
+    for (int i = 0; i < n; i++)
+        if (parse_word(prog, words, n, &i, g, err) != 0)
+            return -1;
+    return 0;
+}
+
+void pf_exec_print(const pf_program *prog, const pf_exec_gene *g, pf_strbuf *out)
+{
+    if (g->at >= 0 && g->at < prog->n_stages)
+        pf_sb_printf(out, "at %s", prog->stages[g->at]->name);
+    else
+        pf_sb_puts(out, "root");
+    if (g->tile[0] > 0) {
+        pf_sb_printf(out, " tile %d", g->tile[0]);
+        if (g->tile[1] > 0)
+            pf_sb_printf(out, " %d", g->tile[1]);
+    }
+    if (g->vectorize > 1)
+        pf_sb_printf(out, " vectorize %d", g->vectorize);
+    if (g->parallel)
+        pf_sb_puts(out, " parallel");
+    if (g->unroll > 1)
+        pf_sb_printf(out, " unroll %d", g->unroll);
+}
+
+bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b)
+{
+    if (a->set != b->set)
+        return false;
+    if (!a->set)
+        return true;
+    return a->at == b->at && a->tile[0] == b->tile[0] && a->tile[1] == b->tile[1] &&
+           a->vectorize == b->vectorize && a->parallel == b->parallel && a->unroll == b->unroll;
+}
+
+static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
+                       const pf_approx_gene *approx, const pf_exec_gene *consumer,
+                       pf_error *err)
+{
+    const pf_stage *st = prog->stages[stage];
+    int c = pf_exec_sole_consumer(prog, stage);
+    if (c < 0 || c != g->at)
+        return pf_fail(err, "%s: 'at %s' needs %s's image to be read by that stage only (and "
+                       "not to be an output)", st->name, prog->stages[g->at]->name, st->name);
+    if (st->n_vars < 2 || prog->stages[c]->n_vars < 2)
+        return pf_fail(err, "%s: 'at' needs both stages to have at least two variables",
+                       st->name);
+    if (st->serial || prog->stages[c]->serial)
+        return pf_fail(err, "%s: 'at' does not apply to serial (scatter) stages", st->name);
+    if (!consumer || !consumer->set || consumer->tile[1] <= 0 || consumer->at >= 0)
+        return pf_fail(err, "%s: 'at %s' needs %s to be computed root and tiled in two "
+                       "dimensions (e.g. '%s exec tile 64 32')", st->name,
+                       prog->stages[c]->name, prog->stages[c]->name, prog->stages[c]->name);
+    if (approx && approx->kind != PF_GENE_EXACT &&
+        !(approx->kind == PF_GENE_GRID && approx->on_demand))
+        return pf_fail(err, "%s: 'at' needs the stage exact or grid-sampled on demand",
+                       st->name);
+    return 0;
+}
+
+int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
+                     const pf_approx_gene *approx, const pf_exec_gene *consumer, pf_error *err)
+{
+    if (!g->set)
+        return 0;
+    if (stage < 0 || stage >= prog->n_stages)
+        return pf_fail(err, "execution genes apply to stages only");
+    const pf_stage *st = prog->stages[stage];
+    if (st->serial && (g->vectorize > 1 || g->parallel))
+        return pf_fail(err, "%s: a serial (scatter) stage can be neither vectorized nor "
+                       "parallel", st->name);
+    if (g->tile[1] > 0 && st->n_vars < 2)
+        return pf_fail(err, "%s: two tile sizes need two stage variables", st->name);
+    for (int k = 0; k < 2; k++)
+        if (g->tile[k] < 0 || g->tile[k] > PF_EXEC_MAX_TILE)
+            return pf_fail(err, "%s: tile size %d out of range", st->name, g->tile[k]);
+    if (g->vectorize != 0 && g->vectorize != 4 && g->vectorize != 8 && g->vectorize != 16)
+        return pf_fail(err, "%s: vector width %d (4, 8 or 16)", st->name, g->vectorize);
+    if (g->unroll != 0 && g->unroll != 2 && g->unroll != 4 && g->unroll != 8)
+        return pf_fail(err, "%s: unroll factor %d (2, 4 or 8)", st->name, g->unroll);
+    if (g->at >= 0)
+        return validate_at(prog, stage, g, approx, consumer, err);
+    return 0;
+}

@@ -1,0 +1,37 @@
+/* Execution genes (Halide-style scheduling of one stage): text, validation against the
+ * program, and the choices a search may draw from. The codegen applies them
+ * (codegen/lower_stage.c and the LLVM emitter); docs/schedule.md is the reference.
+ *
+ *   loop_output exec tile 64 32 vectorize 8 parallel
+ *   loop_temp   exec at loop_output vectorize 8 */
+#ifndef PF_PERFORATE_EXEC_H
+#define PF_PERFORATE_EXEC_H
+
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "perforate/schedule.h"
+
+/* An unset gene (the default schedule decides). */
+pf_exec_gene pf_exec_default(void);
+
+/* Parses the words after `exec` (words[0 .. n-1]) for stage `stage`; on error returns -1 with
+ * a message naming the word (the caller adds FILE:LINE). */
+int pf_exec_parse(const pf_program *prog, int stage, char *const *words, int n, pf_exec_gene *g,
+                  pf_error *err);
+
+/* Canonical text after `exec`: compute level, tile, vectorize, parallel, unroll. */
+void pf_exec_print(const pf_program *prog, const pf_exec_gene *g, pf_strbuf *out);
+bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b);
+
+/* Checks the gene against the program and the stage's approximation gene (approx may be NULL):
+ * vectorize/parallel need a non-serial stage; tiles need sizes in [1, PF_EXEC_MAX_TILE] for at
+ * most the first two variables; `at` needs a later consumer stage that is the only reader of
+ * this stage's image (not an output), is itself tiled, and this stage exact or grid-sampled
+ * on demand. */
+int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
+                     const pf_approx_gene *approx, const pf_exec_gene *consumer, pf_error *err);
+
+/* The single later stage that reads stage's image (its only possible `at` target), or -1. */
+int pf_exec_sole_consumer(const pf_program *prog, int stage);
+
+#endif

@@ -1,0 +1,267 @@
+/* A search run: create or resume the run directory, then generation after generation propose,
+ * evaluate (cache first), append, commit, checkpoint; at the end the frontiers (see tune.h). */
+#include "results/tune_internal.h"
+
+#include "base/arena.h"
+#include "base/fileio.h"
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* Measurements enter the GA as evaluations.jsonl holds them (7 significant digits), so that a
+ * resumed run ranks exactly as an uninterrupted one. */
+double pf_round7(double v)
+{
+    if (!isfinite(v))
+        return INFINITY;
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.7g", v);
+    return strtod(buf, NULL);
+}
+
+void pf_tune_log(pf_tune *t, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (t->logf) {
+        time_t now = time(NULL);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", localtime(&now));
+        fprintf(t->logf, "%s  %s\n", stamp, line);
+        fflush(t->logf);
+    }
+    if (t->hooks && t->hooks->log)
+        t->hooks->log(t->hooks->ctx, line);
+}
+
+const pf_tune_config *pf_tune_config_of(const pf_tune *t)
+{
+    return &t->cfg;
+}
+
+const char *pf_tune_dir(const pf_tune *t)
+{
+    return t->dir;
+}
+
+/* ---- records ---- */
+
+static void note_best(pf_tune *t, const pf_eval_record *r)
+{
+    if (r->set == PF_SET_TRAIN && r->valid && r->error <= t->cfg.max_error &&
+        r->time < t->best_time)
+        t->best_time = r->time;
+}
+
+void pf_tune_add_record(pf_tune *t, pf_eval_record *r)
+{
+    if (t->n_recs == t->cap_recs) {
+        t->cap_recs = t->cap_recs ? 2 * t->cap_recs : 256;
+        t->recs = pf_xrealloc(t->recs, sizeof *t->recs * (size_t)t->cap_recs);
+    }
+    pf_strmap_put(&t->cache[r->set], r->schedule, t->n_recs);
+    if (r->id >= t->next_id)
+        t->next_id = r->id + 1;
+    note_best(t, r);
+    t->recs[t->n_recs++] = *r;
+    pf_record_init(r);
+}
+
+/* pf_run_log_open's callback on resume: every line is a record; the train genomes of the lines
+ * the checkpoint covers are `seen`. */
+static int load_record(void *ctx, pf_eval_record *rec, pf_error *err)
+{
+    (void)err;
+    pf_tune *t = ctx;
+    if (t->n_recs < t->seen_lines && rec->set == PF_SET_TRAIN)
+        pf_ga_mark_seen(&t->ga, rec->schedule);
+    pf_eval_record copy;
+    pf_record_copy(&copy, rec);
+    pf_tune_add_record(t, &copy);
+    return 0;
+}
+
+/* ---- create and resume ---- */
+
+static pf_tune *tune_new(const char *dir)
+{
+    pf_tune *t = pf_xcalloc(1, sizeof *t);
+    t->dir = pf_xstrdup(dir);
+    t->log.fd = -1;
+    t->best_time = 1.0;
+    for (int s = 0; s < PF_SET_COUNT; s++)
+        pf_strmap_init(&t->cache[s]);
+    return t;
+}
+
+/* The run's own paths: the copied program and the lock (the directory may have moved). */
+static void own_paths(pf_tune *t)
+{
+    free(t->cfg.eval.program);
+    free(t->cfg.eval.lock_path);
+    char abs[PATH_MAX];
+    const char *base = realpath(t->dir, abs) ? abs : t->dir;
+    t->cfg.eval.program = pf_run_path(base, PF_RUN_PROGRAM);
+    t->cfg.eval.lock_path = pf_run_path(base, PF_RUN_LOCK);
+}
+
+static int open_common(pf_tune *t, pf_error *err)
+{
+    own_paths(t);
+    t->prog = pf_load_program(t->cfg.eval.program, err);
+    if (!t->prog)
+        return -1;
+    pf_ga_init(&t->ga, t->prog, &t->cfg.ga);
+    char *log_path = pf_run_path(t->dir, PF_RUN_LOG);
+    t->logf = fopen(log_path, "a");
+    free(log_path);
+    return t->logf ? 0 : pf_fail(err, "cannot open %s/%s", t->dir, PF_RUN_LOG);
+}
+
+static int copy_program(pf_tune *t, const char *src, pf_error *err)
+{
+    char *text;
+    size_t len;
+    if (pf_read_file(src, PF_SOURCE_MAX_BYTES, &text, &len, err) != 0)
+        return -1;
+    char *dst = pf_run_path(t->dir, PF_RUN_PROGRAM);
+    int rc = pf_write_file_atomic(dst, text, len, err);
+    free(dst);
+    free(text);
+    return rc;
+}
+
+static int create_files(pf_tune *t, const pf_tune_config *cfg, pf_error *err)
+{
+    char *cfg_path = pf_run_path(t->dir, PF_RUN_CONFIG);
+    struct stat st;
+    int exists = stat(cfg_path, &st) == 0;
+    free(cfg_path);
+    if (exists)
+        return pf_fail(err, "%s already holds a run (resume it with --resume %s, or choose "
+                       "another --out)", t->dir, t->dir);
+    if (pf_mkdir_p(t->dir, err) != 0 || copy_program(t, cfg->eval.program, err) != 0)
+        return -1;
+    char abs[PATH_MAX];
+    if (cfg->eval.dataset && realpath(cfg->eval.dataset, abs)) {
+        free(t->cfg.eval.dataset);
+        t->cfg.eval.dataset = pf_xstrdup(abs);
+    }
+    return 0;
+}
+
+static int write_config(pf_tune *t, pf_error *err)
+{
+    json_object *o = pf_tune_config_to_json(t);
+    char *path = pf_run_path(t->dir, PF_RUN_CONFIG);
+    int rc = pf_run_write_json(path, o, err);
+    free(path);
+    json_object_put(o);
+    return rc;
+}
+
+pf_tune *pf_tune_create(const char *dir, const pf_tune_config *cfg, pf_error *err)
+{
+    pf_tune *t = tune_new(dir);
+    t->cfg = *cfg;
+    pf_eval_config_copy(&t->cfg.eval, &cfg->eval);
+    t->cfg.source = pf_xstrdup(cfg->source ? cfg->source : cfg->eval.program);
+    int rc = create_files(t, cfg, err);
+    if (rc == 0)
+        rc = open_common(t, err);
+    if (rc == 0)
+        rc = write_config(t, err);
+    if (rc == 0)
+        rc = pf_run_log_open(&t->log, dir, NULL, NULL, err);
+    if (rc != 0) {
+        pf_tune_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static int read_checkpoint(pf_tune *t, pf_error *err)
+{
+    char *path = pf_run_path(t->dir, PF_RUN_CHECKPOINT);
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    json_object *o = exists ? pf_run_read_json(path, err) : NULL;
+    free(path);
+    if (!exists)
+        return 0;  /* killed before the initial population was measured: start over */
+    json_object *v;
+    int rc = o && json_object_object_get_ex(o, "ga", &v) ? pf_ga_from_json(&t->ga, v, err) : -1;
+    if (rc == 0 && json_object_object_get_ex(o, "lines", &v))
+        t->seen_lines = json_object_get_int64(v);
+    if (rc == 0 && json_object_object_get_ex(o, "finished", &v))
+        t->finished = json_object_get_boolean(v);
+    json_object_put(o);
+    return rc == 0 ? 0 : pf_fail_prefix(err, "%s/%s", t->dir, PF_RUN_CHECKPOINT);
+}
+
+static int load_config(pf_tune *t, pf_error *err)
+{
+    char *path = pf_run_path(t->dir, PF_RUN_CONFIG);
+    json_object *o = pf_run_read_json(path, err);
+    free(path);
+    if (!o)
+        return -1;
+    int rc = pf_tune_config_from_json(o, &t->cfg, err);
+    json_object_put(o);
+    return rc;
+}
+
+pf_tune *pf_tune_resume(const char *dir, int generations, pf_error *err)
+{
+    pf_tune *t = tune_new(dir);
+    int rc = load_config(t, err);
+    if (rc == 0 && generations > 0)
+        t->cfg.ga.generations = generations;
+    if (rc == 0)
+        rc = open_common(t, err);
+    if (rc == 0 && generations > 0)
+        rc = write_config(t, err);  /* a later resume keeps the new length */
+    if (rc == 0)
+        rc = read_checkpoint(t, err);
+    if (rc == 0 && generations > 0 && t->ga.generation + 1 < generations)
+        t->finished = false;  /* extended: the search goes on */
+    if (rc == 0)
+        rc = pf_run_log_open(&t->log, dir, load_record, t, err);
+    if (rc != 0) {
+        pf_tune_free(t);
+        return NULL;
+    }
+    pf_tune_log(t, "resumed after generation %d (%d evaluations on record)", t->ga.generation,
+                t->n_recs);
+    return t;
+}
+
+void pf_tune_free(pf_tune *t)
+{
+    if (!t)
+        return;
+    pf_run_log_close(&t->log);
+    if (t->logf)
+        fclose(t->logf);
+    for (int i = 0; i < t->n_recs; i++)
+        pf_record_free(&t->recs[i]);
+    free(t->recs);
+    for (int s = 0; s < PF_SET_COUNT; s++)
+        pf_strmap_free(&t->cache[s]);
+    if (t->prog) {
+        pf_ga_free(&t->ga);
+        pf_program_free(t->prog);
+    }
+    pf_tune_config_free(&t->cfg);
+    free(t->dir);
+    free(t);
+}

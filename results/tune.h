@@ -1,0 +1,67 @@
+/* `perfora tune` as a library: a search run in a run directory (results/rundir.h), driving the
+ * GA (search/ga.h) one generation at a time through any evaluator (search/eval.h), with an
+ * append-only record of every evaluation, a checkpoint after each generation, the frontiers at
+ * the end (training frontier re-measured on the test split: the paper's Figure 5 protocol).
+ *
+ *   pf_tune *t = pf_tune_create("runs/blur", &cfg, &err);    // or pf_tune_resume("runs/blur")
+ *   pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &pool_opts, &err);
+ *   pf_tune_run(t, ev, &hooks, &err);
+ *
+ * A run killed at any point (kill -9 included) resumes with pf_tune_resume and loses at most
+ * the generation in flight; even that generation's finished evaluations are reused, because
+ * they are in evaluations.jsonl (the cache). */
+#ifndef PF_RESULTS_TUNE_H
+#define PF_RESULTS_TUNE_H
+
+#include "search/evaluate.h"
+#include "search/ga.h"
+
+typedef struct pf_tune_config {
+    pf_ga_params ga;
+    pf_eval_config eval;
+    double max_error;      /* error cap of the quality numbers (Lab units; default 10) */
+    bool test;             /* re-measure the final training frontier on the test split */
+    char *source;          /* the program as the user named it (for messages and .sched) */
+} pf_tune_config;
+
+void pf_tune_config_default(pf_tune_config *c);
+void pf_tune_config_free(pf_tune_config *c);
+
+/* What the live progress line shows. */
+typedef struct pf_tune_progress {
+    int generation;        /* being evaluated (0-based); generations = the total */
+    int generations;
+    long done;             /* evaluations measured in this session and before */
+    long total;            /* expected in the whole run (estimate) */
+    double per_second;     /* evaluations per second in this session */
+    double eta_s;          /* remaining, at that rate (NaN before the first) */
+    int frontier;          /* training frontier size at the last generation's end */
+    double best_speedup;   /* 1 / the lowest relative time with error <= max_error */
+    double max_error;
+    const char *phase;     /* "search", "test" */
+} pf_tune_progress;
+
+typedef struct pf_tune_hooks {
+    void (*progress)(void *ctx, const pf_tune_progress *p);  /* after each evaluation */
+    void (*log)(void *ctx, const char *line);                /* after each log line */
+    void *ctx;
+    /* Stop after this many generations of this session (tests; 0 = run to the end). */
+    int stop_after;
+} pf_tune_hooks;
+
+typedef struct pf_tune pf_tune;
+
+/* A new run in dir (created; must be empty or absent). Copies the program, writes config.json. */
+pf_tune *pf_tune_create(const char *dir, const pf_tune_config *cfg, pf_error *err);
+/* An existing run: config, checkpoint, evaluations. `generations` > 0 extends or shortens
+ * the run (else the config's). */
+pf_tune *pf_tune_resume(const char *dir, int generations, pf_error *err);
+const pf_tune_config *pf_tune_config_of(const pf_tune *t);
+/* The run directory's path (as given). */
+const char *pf_tune_dir(const pf_tune *t);
+
+/* Runs (or continues) the search, then writes the frontiers and summary. */
+int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_error *err);
+void pf_tune_free(pf_tune *t);
+
+#endif

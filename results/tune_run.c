@@ -1,0 +1,257 @@
+/* The search loop of a run (see tune.h): per generation propose, take what the cache knows,
+ * submit the rest, append each record as it arrives, commit, checkpoint; at the end the
+ * training frontier, its re-measurement on the test split, and the summary. */
+#include "results/tune_internal.h"
+
+#include "base/arena.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Evaluations the whole run is expected to measure (for the ETA). */
+static long expected_total(const pf_tune *t)
+{
+    const pf_ga_params *p = &t->cfg.ga;
+    long kept = (long)floor(p->elite_frac * p->population);
+    long n = p->population + (long)(p->generations - 1) * (p->population - kept);
+    return n + (t->cfg.test ? (t->frontier_size > 0 ? t->frontier_size : 10) : 0);
+}
+
+static void report(pf_tune *t, int generation, const char *phase)
+{
+    if (!t->hooks || !t->hooks->progress)
+        return;
+    pf_tune_progress p;
+    memset(&p, 0, sizeof p);
+    p.generation = generation;
+    p.generations = t->cfg.ga.generations;
+    p.done = t->n_recs;
+    p.total = expected_total(t);
+    if (p.total < p.done)
+        p.total = p.done;
+    double secs = (now_ms() - t->t_start) / 1000;
+    p.per_second = secs > 0 ? t->done_session / secs : 0;
+    p.eta_s = p.per_second > 0 ? (p.total - p.done) / p.per_second : NAN;
+    p.frontier = t->frontier_size;
+    p.best_speedup = 1.0 / t->best_time;
+    p.max_error = t->cfg.max_error;
+    p.phase = phase;
+    t->hooks->progress(t->hooks->ctx, &p);
+}
+
+/* Appends a fresh record and keeps it; returns its index in t->recs. */
+static int take_record(pf_tune *t, pf_eval_record *rec, int generation, pf_error *err)
+{
+    rec->generation = generation;
+    if (pf_run_log_append(&t->log, rec, err) != 0)
+        return -1;
+    t->done_session++;
+    if (!rec->valid)
+        pf_tune_log(t, "candidate %ld is invalid: %.300s", rec->id,
+                    rec->reason ? rec->reason : "?");
+    int i = t->n_recs;
+    pf_tune_add_record(t, rec);
+    return i;
+}
+
+/* Waits for `pending` records; each goes to the log, the cache and fn. */
+typedef void (*arrival_fn)(pf_tune *t, int rec, void *ctx);
+static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, const char *phase,
+                   arrival_fn fn, void *ctx, pf_error *err)
+{
+    while (pending > 0) {
+        pf_eval_record rec;
+        int rc = pf_evaluator_wait(ev, &rec, err);
+        if (rc == 0)
+            return pf_fail(err, "the evaluator lost %d candidate(s)", pending);
+        if (rc < 0)
+            return -1;
+        int i = take_record(t, &rec, generation, err);
+        if (i < 0) {
+            pf_record_free(&rec);
+            return -1;
+        }
+        fn(t, i, ctx);
+        pending--;
+        report(t, generation, phase);
+    }
+    return 0;
+}
+
+/* ---- one generation ---- */
+
+static void measured(pf_tune *t, int rec, void *ctx)
+{
+    pf_strmap *index = ctx;
+    int m;
+    if (pf_strmap_get(index, t->recs[rec].schedule, &m))
+        pf_ga_measured(&t->ga, m, pf_round7(t->recs[rec].time), pf_round7(t->recs[rec].error));
+}
+
+static int submit_generation(pf_tune *t, pf_evaluator *ev, pf_strmap *index, int *pending,
+                             int *cached, pf_error *err)
+{
+    for (int i = 0; i < t->ga.n_next; i++) {
+        pf_ga_member *m = &t->ga.next[i];
+        if (m->measured)
+            continue;  /* an elite, with its old measurement */
+        pf_strmap_put(index, m->text, i);
+        int r;
+        if (pf_strmap_get(&t->cache[PF_SET_TRAIN], m->text, &r)) {
+            pf_ga_measured(&t->ga, i, pf_round7(t->recs[r].time), pf_round7(t->recs[r].error));
+            (*cached)++;
+            continue;
+        }
+        if (pf_evaluator_submit(ev, t->next_id++, PF_SET_TRAIN, m->text, err) != 0)
+            return -1;
+        (*pending)++;
+    }
+    return 0;
+}
+
+static int checkpoint(pf_tune *t, pf_error *err)
+{
+    if (pf_run_log_sync(&t->log, err) != 0)
+        return -1;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "generation", json_object_new_int(t->ga.generation));
+    json_object_object_add(o, "lines", json_object_new_int64(t->log.lines));
+    json_object_object_add(o, "finished", json_object_new_boolean(t->finished));
+    json_object_object_add(o, "ga", pf_ga_to_json(&t->ga));
+    char *path = pf_run_path(t->dir, PF_RUN_CHECKPOINT);
+    int rc = pf_run_write_json(path, o, err);
+    free(path);
+    json_object_put(o);
+    return rc;
+}
+
+static int update_train_frontier(pf_tune *t, pf_error *err)
+{
+    int *front;
+    t->frontier_size = pf_tune_train_front(t, &front);
+    int rc = pf_tune_write_train(t, front, t->frontier_size, err);
+    free(front);
+    return rc;
+}
+
+static int count_invalid(const pf_ga *ga)
+{
+    int n = 0;
+    for (int i = 0; i < ga->n_pop; i++)
+        n += !isfinite(ga->pop[i].time);
+    return n;
+}
+
+static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
+{
+    double t0 = now_ms();
+    int gen = t->ga.generation + 1, pending = 0, cached = 0;
+    int n = pf_ga_propose(&t->ga);
+    pf_strmap index;
+    pf_strmap_init(&index);
+    int rc = submit_generation(t, ev, &index, &pending, &cached, err);
+    int fresh = pending;
+    if (rc == 0)
+        rc = collect(t, ev, pending, gen, "search", measured, &index, err);
+    pf_strmap_free(&index);
+    if (rc != 0)
+        return -1;
+    pf_ga_commit(&t->ga);
+    if (update_train_frontier(t, err) != 0 || checkpoint(t, err) != 0)
+        return -1;
+    pf_tune_log(t, "generation %d/%d: %d genomes (%d measured, %d from the cache, %d elites), "
+                "%d invalid; frontier %d; best speedup %.2fx at error <= %g; %.1f s", gen,
+                t->cfg.ga.generations - 1, n, fresh, cached, n - fresh - cached,
+                count_invalid(&t->ga), t->frontier_size, 1.0 / t->best_time, t->cfg.max_error,
+                (now_ms() - t0) / 1000);
+    return 0;
+}
+
+/* ---- the end: test re-measurement, frontier files, summary ---- */
+
+typedef struct test_ctx {
+    const int *front;
+    int n;
+    int *test;
+} test_ctx;
+
+static void tested(pf_tune *t, int rec, void *ctx)
+{
+    test_ctx *c = ctx;
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(t->recs[c->front[i]].schedule, t->recs[rec].schedule) == 0)
+            c->test[i] = rec;
+}
+
+static int measure_test(pf_tune *t, pf_evaluator *ev, test_ctx *c, pf_error *err)
+{
+    int pending = 0;
+    for (int i = 0; i < c->n; i++) {
+        const char *text = t->recs[c->front[i]].schedule;
+        if (pf_strmap_get(&t->cache[PF_SET_TEST], text, &c->test[i]))
+            continue;
+        c->test[i] = -1;
+        if (pf_evaluator_submit(ev, t->next_id++, PF_SET_TEST, text, err) != 0)
+            return -1;
+        pending++;
+    }
+    pf_tune_log(t, "re-measuring the %d training-frontier variants on the test split (%d new)",
+                c->n, pending);
+    return collect(t, ev, pending, -1, "test", tested, c, err);
+}
+
+static int finish(pf_tune *t, pf_evaluator *ev, pf_error *err)
+{
+    test_ctx c;
+    int *front;
+    c.n = pf_tune_train_front(t, &front);
+    c.front = front;
+    c.test = pf_xmalloc(sizeof *c.test * (size_t)(c.n + 1));
+    for (int i = 0; i < c.n; i++)
+        c.test[i] = -1;
+    t->frontier_size = c.n;
+    int rc = pf_tune_write_train(t, front, c.n, err);
+    if (rc == 0 && t->cfg.test)
+        rc = measure_test(t, ev, &c, err);
+    if (rc == 0)
+        rc = pf_tune_write_final(t, front, c.test, c.n, err);
+    if (rc == 0) {
+        t->finished = true;
+        rc = checkpoint(t, err);
+    }
+    free(c.test);
+    free(front);
+    return rc;
+}
+
+int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_error *err)
+{
+    static const pf_tune_hooks none = { 0 };
+    t->hooks = hooks ? hooks : &none;
+    t->t_start = now_ms();
+    t->done_session = 0;
+    pf_tune_log(t, "evaluator: %s", pf_evaluator_describe(ev));
+    pf_tune_log(t, "run: %s, mode %s, population %d, generations %d, seed %llu; time = mean "
+                "relative time over the training images vs the exact program with the default "
+                "execution schedule", t->cfg.source, pf_search_mode_name(t->cfg.ga.genome.mode),
+                t->cfg.ga.population, t->cfg.ga.generations,
+                (unsigned long long)t->cfg.ga.seed);
+    for (int session = 0; !t->finished && t->ga.generation + 1 < t->cfg.ga.generations;
+         session++) {
+        if (t->hooks->stop_after > 0 && session == t->hooks->stop_after)
+            return 0;
+        if (run_generation(t, ev, err) != 0)
+            return -1;
+    }
+    return finish(t, ev, err);
+}

@@ -1,0 +1,105 @@
+/* The evaluation interface: the narrow waist between the search and whatever measures
+ * candidates. The search submits a genome as its canonical schedule text and gets back one
+ * result record; an evaluator may be a local process pool (cluster/pool.h), an in-process
+ * worker (search/evaluate.h) or, later, MPI ranks. Records travel as one JSON object (the same
+ * object as a line of the run directory's evaluations.jsonl).
+ *
+ *   pf_evaluator_submit(ev, 7, PF_SET_TRAIN, "# perfora schedule 1\nloop_temp grid 4 1 1 ...")
+ *   pf_evaluator_wait(ev, &rec)  ->  rec.id 7, rec.valid, rec.time 0.41, rec.error 2.3, ... */
+#ifndef PF_SEARCH_EVAL_H
+#define PF_SEARCH_EVAL_H
+
+#include "base/error.h"
+
+#include <stdbool.h>
+
+/* Which images a candidate is measured on (the manifest's splits). */
+typedef enum pf_image_set { PF_SET_TRAIN, PF_SET_TEST, PF_SET_COUNT } pf_image_set;
+const char *pf_image_set_name(pf_image_set s);  /* "train", "test" */
+
+/* One image's measurement. */
+typedef struct pf_eval_image {
+    double t_exact_ms;  /* median time of one call of the exact program */
+    double t_cand_ms;   /* median time of one call of the candidate */
+    double rel_time;    /* median over samples of t_cand / t_exact of the same pair */
+    double error;       /* the paper's mean Lab Delta E76 on 8-bit outputs */
+    double psnr;        /* dB, capped at 100 (identical images) */
+    double ssim;
+    int runs;           /* calls per timing sample (so a sample lasts >= min_sample_ms) */
+} pf_eval_image;
+
+/* The result of evaluating one candidate on one image set. */
+typedef struct pf_eval_record {
+    long id;                /* the submitter's tag */
+    pf_image_set set;
+    char *schedule;         /* canonical schedule text: the cache key */
+    bool valid;
+    char *reason;           /* why invalid (compile error, crash, timeout, NaN ...); NULL if valid */
+    int n_images;
+    pf_eval_image *images;  /* [n_images], in the order of the evaluator's image list */
+    double time;            /* mean of rel_time over images (+inf when invalid) */
+    double error;           /* mean error over images (+inf when invalid) */
+    double psnr, ssim;      /* means */
+    int worker;             /* which worker measured it (-1: none, e.g. a cache hit) */
+    int generation;         /* set by the search: the generation (-1: final re-measurement) */
+    double compile_ms;      /* JIT compile */
+    double run_ms;          /* untimed first calls that produced the outputs */
+    double error_ms;        /* error metrics */
+    double timing_ms;       /* the timed, interleaved calls */
+    double lock_wait_ms;    /* waiting for the timing lock */
+    double wall_ms;         /* the whole evaluation, as the worker saw it */
+} pf_eval_record;
+
+void pf_record_init(pf_eval_record *r);
+void pf_record_free(pf_eval_record *r);
+void pf_record_copy(pf_eval_record *dst, const pf_eval_record *src);
+/* Marks r invalid with a reason (time and error +inf). */
+void pf_record_set_invalid(pf_eval_record *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* One JSON object on one line (no newline), by json-c: malloc'd. Non-finite numbers are
+ * written as null. */
+char *pf_record_to_json(const pf_eval_record *r);
+/* Parses what pf_record_to_json wrote (nulls back to +inf or NaN). */
+int pf_record_from_json(const char *text, pf_eval_record *r, pf_error *err);
+
+/* ---- the evaluator ---- */
+
+typedef struct pf_evaluator pf_evaluator;
+typedef struct pf_evaluator_ops {
+    /* Queues one candidate; never blocks on the evaluation itself. */
+    int (*submit)(pf_evaluator *ev, long id, pf_image_set set, const char *schedule,
+                  pf_error *err);
+    /* Blocks until a submitted candidate is done and moves its record into *out (initialised
+     * here). Returns 1, 0 when nothing is in flight, or -1 when the evaluator itself failed
+     * (a candidate's failure is a record, not an error). */
+    int (*wait)(pf_evaluator *ev, pf_eval_record *out, pf_error *err);
+    /* One line on how it works and how timing is serialized, for the run's log. */
+    const char *(*describe)(pf_evaluator *ev);
+    void (*destroy)(pf_evaluator *ev);
+} pf_evaluator_ops;
+
+struct pf_evaluator {
+    const pf_evaluator_ops *ops;
+};
+
+static inline int pf_evaluator_submit(pf_evaluator *ev, long id, pf_image_set set,
+                                      const char *schedule, pf_error *err)
+{
+    return ev->ops->submit(ev, id, set, schedule, err);
+}
+static inline int pf_evaluator_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
+{
+    return ev->ops->wait(ev, out, err);
+}
+static inline const char *pf_evaluator_describe(pf_evaluator *ev)
+{
+    return ev->ops->describe(ev);
+}
+static inline void pf_evaluator_destroy(pf_evaluator *ev)
+{
+    if (ev)
+        ev->ops->destroy(ev);
+}
+
+#endif

@@ -1,0 +1,277 @@
+/* The evaluation worker's life: load the program, compile its exact variant, prepare a split
+ * (inputs, reference outputs, the exact time that sets the calls per sample), the timing lock,
+ * and an in-process evaluator around one worker. */
+#include "search/evaluate_internal.h"
+
+#include "base/arena.h"
+#include "dataset/manifest.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+double pf_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- the timing lock: flock on a file of the run directory. The kernel drops it when the
+ * holder dies, so a crashed or killed worker never leaves the others waiting. ---- */
+
+void pf_timing_lock(pf_eval_worker *w)
+{
+    if (w->lock_fd < 0)
+        return;
+    while (flock(w->lock_fd, LOCK_EX) != 0)
+        ;  /* EINTR: try again */
+}
+
+void pf_timing_unlock(pf_eval_worker *w)
+{
+    if (w->lock_fd >= 0)
+        flock(w->lock_fd, LOCK_UN);
+}
+
+static void read_hook(pf_eval_worker *w)
+{
+    const char *h = getenv(PF_SEARCH_TEST_HOOK_ENV);
+    const char *colon = h ? strchr(h, ':') : NULL;
+    if (!colon || colon == h || (size_t)(colon - h) >= sizeof w->hook_kind || !colon[1])
+        return;
+    memcpy(w->hook_kind, h, (size_t)(colon - h));
+    w->hook_text = pf_xstrdup(colon + 1);
+}
+
+static int load_program(pf_eval_worker *w, pf_error *err)
+{
+    w->prog = pf_load_program(w->cfg.program, err);
+    if (!w->prog)
+        return -1;
+    if (w->prog->n_inputs != 1)
+        return pf_fail(err, "%s: the search feeds one photo per run, and pipeline '%s' takes "
+                       "%d inputs", w->cfg.program, w->prog->name, w->prog->n_inputs);
+    pf_params_init(&w->params, w->prog);
+    for (int i = 0; i < w->cfg.n_params; i++)
+        if (pf_params_set(&w->params, w->prog, w->cfg.params[i], err))
+            return -1;
+    pf_compile_options o = { 0 };
+    o.backend = w->cfg.backend;
+    w->exact = pf_compile(w->prog, &w->params, &o, err);
+    return w->exact ? 0 : pf_fail_prefix(err, "compiling the exact program");
+}
+
+pf_eval_worker *pf_eval_worker_new(const pf_eval_config *c, int worker_id, pf_error *err)
+{
+    if (c->backend == PF_BACKEND_INTERP) {
+        pf_fail(err, "the search needs a compiled backend (jit or c): the interpreter reads "
+                "the program's annotations while it runs");
+        return NULL;
+    }
+    pf_eval_worker *w = pf_xcalloc(1, sizeof *w);
+    pf_eval_config_copy(&w->cfg, c);
+    w->id = worker_id;
+    w->lock_fd = -1;
+    read_hook(w);
+    if (c->lock_path && (w->lock_fd = open(c->lock_path, O_RDWR | O_CREAT | O_CLOEXEC,
+                                           0644)) < 0) {
+        pf_fail(err, "cannot open the timing lock %s", c->lock_path);
+        pf_eval_worker_free(w);
+        return NULL;
+    }
+    if (load_program(w, err) != 0) {
+        pf_eval_worker_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void free_set(eval_set *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        eval_image *im = &s->img[i];
+        for (int o = 0; o < PF_IO_MAX; o++)
+            pf_image_free(im->ref[o]);
+        if (im->io.bound)
+            pf_io_free(&im->io);
+        free(im->path);
+    }
+    free(s->img);
+    memset(s, 0, sizeof *s);
+}
+
+void pf_eval_worker_free(pf_eval_worker *w)
+{
+    if (!w)
+        return;
+    for (int s = 0; s < PF_SET_COUNT; s++)
+        free_set(&w->sets[s]);
+    pf_variant_free(w->exact);
+    if (w->prog) {
+        pf_params_free(&w->params);
+        pf_program_free(w->prog);
+    }
+    if (w->lock_fd >= 0)
+        close(w->lock_fd);
+    free(w->hook_text);
+    pf_eval_config_free(&w->cfg);
+    free(w);
+}
+
+/* The exact time of one call: the median of three calls after a first one (which also gave the
+ * reference). Sets the calls per sample. */
+static int time_exact(pf_eval_worker *w, eval_image *im, pf_error *err)
+{
+    double t[3];
+    for (int k = 0; k < 3; k++) {
+        double t0 = pf_now_ms();
+        if (pf_variant_run(w->exact, im->io.buf, err))
+            return -1;
+        t[k] = pf_now_ms() - t0;
+    }
+    double lo = fmin(t[0], fmin(t[1], t[2])), hi = fmax(t[0], fmax(t[1], t[2]));
+    im->t_exact_ms = t[0] + t[1] + t[2] - lo - hi;
+    double runs = ceil(w->cfg.min_sample_ms / fmax(im->t_exact_ms, 1e-3));
+    im->runs = runs < 1 ? 1 : runs > 1e6 ? 1000000 : (int)runs;
+    return 0;
+}
+
+static int prepare_image(pf_eval_worker *w, eval_image *im, pf_error *err)
+{
+    pf_image *in[1] = { pf_io_load_input(w->prog, &w->params, 0, im->path, err) };
+    if (!in[0] || pf_io_bind(&im->io, w->prog, &w->params, in, err))
+        return -1;
+    if (pf_variant_run(w->exact, im->io.buf, err))
+        return pf_fail_prefix(err, "running the exact program on %s", im->name);
+    for (int o = 0; o < im->io.n_out; o++)
+        im->ref[o] = pf_image_clone(im->io.out[o]);
+    pf_timing_lock(w);
+    int rc = time_exact(w, im, err);
+    pf_timing_unlock(w);
+    return rc;
+}
+
+int pf_eval_worker_prepare(pf_eval_worker *w, pf_image_set set, pf_error *err)
+{
+    eval_set *s = &w->sets[set];
+    if (s->ready)
+        return 0;
+    free_set(s);
+    char **paths = pf_eval_image_list(&w->cfg, set, &s->n, err);
+    if (!paths)
+        return -1;
+    s->img = pf_xcalloc((size_t)s->n, sizeof *s->img);
+    int rc = 0;
+    for (int i = 0; i < s->n && rc == 0; i++) {
+        eval_image *im = &s->img[i];
+        im->path = pf_xstrdup(paths[i]);
+        const char *slash = strrchr(im->path, '/');
+        im->name = slash ? slash + 1 : im->path;
+        rc = prepare_image(w, im, err);
+    }
+    pf_manifest_list_free(paths);
+    if (rc != 0) {
+        free_set(s);
+        return -1;
+    }
+    s->ready = true;
+    return 0;
+}
+
+double pf_eval_worker_exact_ms(const pf_eval_worker *w, pf_image_set set, int i)
+{
+    const eval_set *s = &w->sets[set];
+    return s->ready && i >= 0 && i < s->n ? s->img[i].t_exact_ms : NAN;
+}
+
+void pf_eval_worker_use_alarms(pf_eval_worker *w, bool on)
+{
+    w->alarms = on;
+}
+
+void pf_eval_worker_set_heartbeat(pf_eval_worker *w, pf_eval_heartbeat_fn fn, void *ctx)
+{
+    w->beat = fn;
+    w->beat_ctx = ctx;
+}
+
+/* ---- an evaluator in this process: submit queues, wait evaluates the oldest ---- */
+
+typedef struct inproc_job {
+    long id;
+    pf_image_set set;
+    char *schedule;
+} inproc_job;
+
+typedef struct inproc {
+    pf_evaluator base;
+    pf_eval_worker *w;
+    inproc_job *q;
+    int head, n, cap;
+} inproc;
+
+static int inproc_submit(pf_evaluator *ev, long id, pf_image_set set, const char *schedule,
+                         pf_error *err)
+{
+    (void)err;
+    inproc *p = (inproc *)ev;
+    if (p->head + p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 16;
+        p->q = pf_xrealloc(p->q, sizeof *p->q * (size_t)p->cap);
+    }
+    p->q[p->head + p->n++] = (inproc_job){ id, set, pf_xstrdup(schedule) };
+    return 0;
+}
+
+static int inproc_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
+{
+    (void)err;
+    inproc *p = (inproc *)ev;
+    if (p->n == 0) {
+        p->head = 0;
+        return 0;
+    }
+    inproc_job j = p->q[p->head++];
+    p->n--;
+    pf_eval_worker_evaluate(p->w, j.id, j.set, j.schedule, out);
+    free(j.schedule);
+    return 1;
+}
+
+static const char *inproc_describe(pf_evaluator *ev)
+{
+    (void)ev;
+    return "one in-process worker (no crash isolation); timing is sequential in this process";
+}
+
+static void inproc_destroy(pf_evaluator *ev)
+{
+    inproc *p = (inproc *)ev;
+    for (int i = 0; i < p->n; i++)
+        free(p->q[p->head + i].schedule);
+    free(p->q);
+    pf_eval_worker_free(p->w);
+    free(p);
+}
+
+static const pf_evaluator_ops inproc_ops = { inproc_submit, inproc_wait, inproc_describe,
+                                             inproc_destroy };
+
+pf_evaluator *pf_eval_inprocess_new(const pf_eval_config *c, pf_error *err)
+{
+    pf_eval_worker *w = pf_eval_worker_new(c, 0, err);
+    if (!w || pf_eval_worker_prepare(w, PF_SET_TRAIN, err) != 0) {
+        pf_eval_worker_free(w);
+        return NULL;
+    }
+    inproc *p = pf_xcalloc(1, sizeof *p);
+    p->base.ops = &inproc_ops;
+    p->w = w;
+    return &p->base;
+}

@@ -1,0 +1,302 @@
+/* Measuring one candidate in this process: build (parse, apply, compile), outputs and error,
+ * then interleaved timing under the node's timing lock (see evaluate.h). */
+#include "search/evaluate.h"
+#include "search/evaluate_internal.h"
+
+#include "base/arena.h"
+#include "dataset/metrics.h"
+#include "perforate/apply.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+static void beat(pf_eval_worker *w, const char *phase)
+{
+    if (w->beat)
+        w->beat(w->beat_ctx, phase);
+}
+
+/* ---- alarms: a candidate call that runs past its limit kills the worker (SIGALRM's default
+ * action), which the pool reports as a timeout ---- */
+
+static void arm(const pf_eval_worker *w, double limit_ms)
+{
+    if (!w->alarms)
+        return;
+    struct itimerval it = { { 0, 0 }, { 0, 0 } };
+    it.it_value.tv_sec = (time_t)(limit_ms / 1000);
+    it.it_value.tv_usec = (suseconds_t)(fmod(limit_ms, 1000.0) * 1000) + 1;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void disarm(const pf_eval_worker *w)
+{
+    if (!w->alarms)
+        return;
+    struct itimerval it = { { 0, 0 }, { 0, 0 } };
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static double limit_ms(const pf_eval_worker *w, double exact_ms, int calls)
+{
+    return w->cfg.timeout_factor * exact_ms * calls + w->cfg.timeout_min_ms;
+}
+
+/* ---- the test hook (PF_SEARCH_TEST_HOOK) ---- */
+
+static void run_hook(const pf_eval_worker *w, const char *schedule, pf_io *io)
+{
+    if (!w->hook_text || !strstr(schedule, w->hook_text))
+        return;
+    if (strcmp(w->hook_kind, "crash") == 0)
+        raise(SIGSEGV);
+    if (strcmp(w->hook_kind, "hang") == 0)
+        for (;;)
+            pause();
+    if (strcmp(w->hook_kind, "nan") == 0 && io->n_out > 0)
+        io->out[0]->data[0] = NAN;
+}
+
+/* ---- phases ---- */
+
+typedef struct candidate {
+    pf_schedule sched;
+    pf_variant *variant;
+} candidate;
+
+static int build(pf_eval_worker *w, const char *text, candidate *c, pf_eval_record *out)
+{
+    pf_error err;
+    if (pf_schedule_parse(w->prog, text, "<candidate>", &c->sched, &err) != 0) {
+        pf_record_set_invalid(out, "schedule refused: %s", err.msg);
+        return -1;
+    }
+    if (pf_schedule_apply(w->prog, &c->sched, &err) != 0) {
+        pf_record_set_invalid(out, "schedule refused: %s", err.msg);
+        return -1;
+    }
+    pf_compile_options o = { 0 };
+    o.backend = w->cfg.backend;
+    o.schedule = &c->sched;
+    double t0 = pf_now_ms();
+    c->variant = pf_compile(w->prog, &w->params, &o, &err);
+    out->compile_ms = pf_now_ms() - t0;
+    if (!c->variant) {
+        pf_record_set_invalid(out, "compile error: %s", err.msg);
+        return -1;
+    }
+    beat(w, "compiled");
+    return 0;
+}
+
+static bool outputs_finite(const pf_io *io)
+{
+    for (int o = 0; o < io->n_out; o++) {
+        const pf_image *im = io->out[o];
+        for (int c = 0; c < im->channels; c++)
+            for (int y = 0; y < im->height; y++) {
+                const float *row = pf_image_at(im, 0, y, c);
+                for (int x = 0; x < im->width; x++)
+                    if (!isfinite(row[x]))
+                        return false;
+            }
+    }
+    return true;
+}
+
+/* Error of the outputs against the references, averaged over outputs. */
+static int measure_error(const pf_eval_worker *w, eval_image *im, pf_eval_image *m,
+                         pf_error *err)
+{
+    double e = 0, p = 0, s = 0;
+    int n = im->io.n_out;
+    for (int o = 0; o < n; o++) {
+        double v;
+        if (pf_metric_lab_de76_paper(im->io.out[o], im->ref[o], &v, err))
+            return -1;
+        e += v;
+        if (!w->cfg.extra_metrics)
+            continue;
+        if (pf_metric_psnr(im->io.out[o], im->ref[o], &v, err))
+            return -1;
+        p += v > 100 ? 100 : v;
+        if (pf_metric_ssim(im->io.out[o], im->ref[o], &v, err) == 0)
+            s += v;
+        else
+            s = NAN;  /* an image below 11 pixels has no SSIM */
+    }
+    m->error = e / n;
+    m->psnr = w->cfg.extra_metrics ? p / n : NAN;
+    m->ssim = w->cfg.extra_metrics ? s / n : NAN;
+    return 0;
+}
+
+/* First (untimed) call per image: the outputs, their error, NaN/Inf detection. */
+static int outputs_phase(pf_eval_worker *w, eval_set *set, candidate *c, const char *text,
+                         pf_eval_record *out)
+{
+    pf_error err;
+    for (int i = 0; i < set->n; i++) {
+        eval_image *im = &set->img[i];
+        double t0 = pf_now_ms();
+        arm(w, limit_ms(w, im->t_exact_ms, 1));
+        int rc = pf_variant_run(c->variant, im->io.buf, &err);
+        run_hook(w, text, &im->io);
+        disarm(w);
+        out->run_ms += pf_now_ms() - t0;
+        if (rc != 0) {
+            pf_record_set_invalid(out, "run error on %s: %s", im->name, err.msg);
+            return -1;
+        }
+        if (!outputs_finite(&im->io)) {
+            pf_record_set_invalid(out, "non-finite output (NaN or Inf) on %s", im->name);
+            return -1;
+        }
+        t0 = pf_now_ms();
+        rc = measure_error(w, im, &out->images[i], &err);
+        out->error_ms += pf_now_ms() - t0;
+        if (rc != 0) {
+            pf_record_set_invalid(out, "error metric on %s: %s", im->name, err.msg);
+            return -1;
+        }
+    }
+    beat(w, "outputs");
+    return 0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* `calls` calls of v; the time of the whole block (ms), or -1 on a failed call. */
+static double time_calls(pf_eval_worker *w, pf_variant *v, eval_image *im, int calls,
+                         bool candidate)
+{
+    if (candidate)
+        arm(w, limit_ms(w, im->t_exact_ms, calls));
+    pf_error err;
+    double t0 = pf_now_ms();
+    int rc = 0;
+    for (int k = 0; k < calls && rc == 0; k++)
+        rc = pf_variant_run(v, im->io.buf, &err);
+    double t = pf_now_ms() - t0;
+    if (candidate)
+        disarm(w);
+    return rc == 0 ? t : -1;
+}
+
+/* The interleaved samples of one image: exact block, candidate block, ratio; medians. Pairing
+ * each candidate block with the exact block just before it cancels slow drifts in the machine's
+ * load, which is why the median is taken over the ratios. */
+static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_eval_image *m,
+                      pf_eval_record *out)
+{
+    int n = w->cfg.samples, r = im->runs;
+    double *te = pf_xmalloc(sizeof(double) * 3 * (size_t)n), *tc = te + n, *ratio = tc + n;
+    int rc = 0;
+    for (int s = 0; s < n && rc == 0; s++) {
+        te[s] = time_calls(w, w->exact, im, r, false);
+        tc[s] = time_calls(w, cand, im, r, true);
+        if (te[s] < 0 || tc[s] < 0)
+            rc = -1;
+        else
+            ratio[s] = tc[s] / (te[s] > 1e-9 ? te[s] : 1e-9);
+    }
+    if (rc == 0) {
+        m->rel_time = median(ratio, n);
+        m->t_exact_ms = median(te, n) / r;
+        m->t_cand_ms = median(tc, n) / r;
+        m->runs = r;
+    } else {
+        pf_record_set_invalid(out, "a timed call failed on %s", im->name);
+    }
+    free(te);
+    return rc;
+}
+
+static int timing_phase(pf_eval_worker *w, eval_set *set, candidate *c, pf_eval_record *out)
+{
+    double t0 = pf_now_ms();
+    pf_timing_lock(w);
+    out->lock_wait_ms = pf_now_ms() - t0;
+    beat(w, "timing");
+    t0 = pf_now_ms();
+    int rc = 0;
+    for (int i = 0; i < set->n && rc == 0; i++) {
+        rc = time_image(w, &set->img[i], c->variant, &out->images[i], out);
+        beat(w, "timed an image");
+    }
+    pf_timing_unlock(w);
+    out->timing_ms = pf_now_ms() - t0;
+    return rc;
+}
+
+static void summarise(pf_eval_record *out)
+{
+    double t = 0, e = 0, p = 0, s = 0;
+    for (int i = 0; i < out->n_images; i++) {
+        t += out->images[i].rel_time;
+        e += out->images[i].error;
+        p += out->images[i].psnr;
+        s += out->images[i].ssim;
+    }
+    int n = out->n_images;
+    out->time = t / n;
+    out->error = e / n;
+    out->psnr = p / n;
+    out->ssim = s / n;
+    out->valid = true;
+}
+
+static void measure(pf_eval_worker *w, pf_image_set set, candidate *c, const char *text,
+                    pf_eval_record *out)
+{
+    eval_set *s = &w->sets[set];
+    out->n_images = s->n;
+    out->images = pf_xcalloc((size_t)s->n, sizeof *out->images);
+    if (outputs_phase(w, s, c, text, out) == 0 && timing_phase(w, s, c, out) == 0) {
+        summarise(out);
+        return;
+    }
+    free(out->images);  /* partial measurements of an invalid candidate mean nothing */
+    out->images = NULL;
+    out->n_images = 0;
+}
+
+void pf_eval_worker_evaluate(pf_eval_worker *w, long id, pf_image_set set,
+                             const char *schedule, pf_eval_record *out)
+{
+    double t0 = pf_now_ms();
+    pf_record_init(out);
+    out->id = id;
+    out->set = set;
+    out->worker = w->id;
+    out->schedule = pf_xstrdup(schedule);
+    pf_error err;
+    candidate c;
+    memset(&c, 0, sizeof c);
+    if (pf_eval_worker_prepare(w, set, &err) != 0)
+        pf_record_set_invalid(out, "cannot prepare the %s images: %s", pf_image_set_name(set),
+                              err.msg);
+    else if (build(w, schedule, &c, out) == 0)
+        measure(w, set, &c, schedule, out);
+    pf_variant_free(c.variant);
+    pf_schedule_clear(w->prog);
+    pf_schedule_free(&c.sched);
+    out->wall_ms = pf_now_ms() - t0;
+}

@@ -1,0 +1,43 @@
+/* The evaluation worker's state, shared by evaluate.c (the phases of one evaluation) and
+ * eval_worker.c (loading, references, the timing lock). */
+#ifndef PF_SEARCH_EVALUATE_INTERNAL_H
+#define PF_SEARCH_EVALUATE_INTERNAL_H
+
+#include "search/evaluate.h"
+#include "search/pipeline_io.h"
+
+typedef struct eval_image {
+    char *path;
+    const char *name;            /* the file name part of path, for messages */
+    pf_io io;                    /* the input, and outputs every call overwrites */
+    pf_image *ref[PF_IO_MAX];    /* the exact program's outputs */
+    double t_exact_ms;           /* one exact call, measured when the split was prepared */
+    int runs;                    /* calls per timing sample */
+} eval_image;
+
+typedef struct eval_set {
+    bool ready;
+    int n;
+    eval_image *img;
+} eval_set;
+
+struct pf_eval_worker {
+    pf_eval_config cfg;
+    int id;
+    pf_program *prog;
+    pf_param_values params;
+    pf_variant *exact;
+    eval_set sets[PF_SET_COUNT];
+    int lock_fd;                 /* -1: no timing lock */
+    bool alarms;
+    pf_eval_heartbeat_fn beat;
+    void *beat_ctx;
+    char hook_kind[16];          /* PF_SEARCH_TEST_HOOK, split */
+    char *hook_text;
+};
+
+double pf_now_ms(void);
+void pf_timing_lock(pf_eval_worker *w);
+void pf_timing_unlock(pf_eval_worker *w);
+
+#endif

@@ -1,0 +1,84 @@
+/* The genetic algorithm as released (paper-apps.md §9), one generation at a time, so that the
+ * caller owns evaluation, logging and checkpoints:
+ *
+ *   pf_ga_propose(ga)            the next generation: elites (measured) + new children
+ *   ... measure ga->next[i] for every i with !measured (pf_ga_measured) ...
+ *   pf_ga_commit(ga)             it becomes the population; pf_ga_to_json for the checkpoint
+ *
+ * Fitness is (error, time) with time = the mean relative time over the training images; the
+ * released GA summed them, which ranks identically (docs/search.md, "Fitness"). */
+#ifndef PF_SEARCH_GA_H
+#define PF_SEARCH_GA_H
+
+#include "search/genome.h"
+#include "search/strmap.h"
+
+#include <stdint.h>
+
+struct json_object;
+
+typedef struct pf_ga_params {
+    int population;        /* N (paper: 100) */
+    int generations;       /* including the initial one (paper: 200) */
+    int tournament;        /* tournament size (script.sh: 2) */
+    double elite_frac;     /* kept with their measurements (0.3) */
+    double mutant_frac;    /* mutants of tournament winners (0.3); crossover fills the rest */
+    uint64_t seed;
+    pf_genome_params genome;
+} pf_ga_params;
+
+pf_ga_params pf_ga_params_default(void);
+
+/* Where a member of a generation came from. */
+typedef enum pf_ga_origin { PF_ORIGIN_INITIAL, PF_ORIGIN_ELITE, PF_ORIGIN_MUTANT,
+                            PF_ORIGIN_CROSSOVER } pf_ga_origin;
+
+typedef struct pf_ga_member {
+    char *text;            /* canonical schedule text */
+    pf_ga_origin origin;
+    pf_schedule sched;
+    bool measured;
+    double time, error;    /* +inf when invalid */
+} pf_ga_member;
+
+typedef struct pf_ga {
+    pf_ga_params p;
+    const pf_program *prog;
+    pf_genome_ctx ctx;
+    pf_rng rng;
+    int generation;        /* of `pop`; -1 before the initial population is committed */
+    int n_pop;
+    pf_ga_member *pop;
+    int n_next;            /* the proposed generation */
+    pf_ga_member *next;
+    pf_strmap seen;        /* every genome text ever proposed: duplicates are rejected */
+    long rejected;         /* duplicates rejected so far (statistics) */
+} pf_ga;
+
+void pf_ga_init(pf_ga *ga, const pf_program *prog, const pf_ga_params *p);
+void pf_ga_free(pf_ga *ga);
+
+/* Proposes the next generation into ga->next (the initial population when generation is -1:
+ * the exact program with the default execution schedule plus random one-gene genomes). May
+ * propose fewer than N when duplicates cannot be avoided. Returns n_next. */
+int pf_ga_propose(pf_ga *ga);
+void pf_ga_measured(pf_ga *ga, int i, double time, double error);
+/* The proposed generation becomes the population; generation += 1. */
+void pf_ga_commit(pf_ga *ga);
+
+/* Adds a text to the seen set (rebuilding it on resume). */
+void pf_ga_mark_seen(pf_ga *ga, const char *text);
+
+/* Checkpoint state: generation, generator state, population with measurements. */
+struct json_object *pf_ga_to_json(const pf_ga *ga);
+/* Restores what pf_ga_to_json wrote into a ga initialised for the same program. */
+int pf_ga_from_json(pf_ga *ga, struct json_object *o, pf_error *err);
+
+/* Canonical text of a schedule (malloc'd). */
+char *pf_schedule_text(const pf_program *prog, const pf_schedule *s);
+
+/* Tournament (exposed for tests): the index, among n ranks, of the lowest rank among k
+ * distinct random picks; ties go to the first picked. */
+int pf_ga_tournament(pf_rng *r, const int *rank, int n, int k);
+
+#endif

@@ -1,0 +1,131 @@
+/* Execution genes for the search (Halide-style, perforate/exec.h): compute root or at the sole
+ * consumer, tile sizes from {8 .. 256} or none, vectorize {none, 4, 8, 16}, parallel on/off,
+ * unroll {none, 2, 4}; their mutation; and the repair that keeps them legal when the genes
+ * around them change (compute-at depends on the consumer's tiling and the stage's
+ * approximation). */
+#include "perforate/exec.h"
+#include "search/genome_internal.h"
+
+static const int tiles[] = { 8, 16, 32, 64, 128, 256 };
+static const int widths[] = { 0, 4, 8, 16 };
+static const int unrolls[] = { 0, 2, 4 };
+
+bool pf_genome_exec_enabled(const pf_genome_ctx *c)
+{
+    return c->p.exec_rate > 0 && c->prog->n_stages > 0;
+}
+
+static void draw_tile(const pf_program *prog, int stage, pf_rng *r, pf_exec_gene *g)
+{
+    g->tile[0] = g->tile[1] = 0;
+    if (pf_rng_below(r, 3) == 0)
+        return;  /* untiled, one time in three */
+    g->tile[0] = pf_rng_pick(r, tiles, 6);
+    if (prog->stages[stage]->n_vars >= 2)
+        g->tile[1] = pf_rng_pick(r, tiles, 6);
+}
+
+/* compute-at needs the consumer computed root and tiled in two dimensions. */
+static void prepare_consumer(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int consumer)
+{
+    pf_exec_gene *g = &s->exec[consumer];
+    if (!g->set) {
+        *g = pf_exec_default();
+        g->set = true;
+    }
+    g->at = -1;
+    if (g->tile[1] <= 0 && c->prog->stages[consumer]->n_vars >= 2) {
+        g->tile[0] = pf_rng_pick(r, tiles, 6);
+        g->tile[1] = pf_rng_pick(r, tiles, 6);
+    }
+}
+
+static void toggle_at(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int stage)
+{
+    pf_exec_gene *g = &s->exec[stage];
+    int consumer = pf_exec_sole_consumer(c->prog, stage);
+    if (g->at >= 0 || consumer < 0) {
+        g->at = -1;
+        return;
+    }
+    g->at = consumer;
+    prepare_consumer(c, r, s, consumer);
+}
+
+/* Redraws field f (0 at, 1 tile, 2 vectorize, 3 parallel, 4 unroll) of the stage's gene. */
+static void redraw_field(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int stage, int f)
+{
+    pf_exec_gene *g = &s->exec[stage];
+    bool serial = c->prog->stages[stage]->serial;
+    switch (f) {
+    case 0: toggle_at(c, r, s, stage); break;
+    case 1: draw_tile(c->prog, stage, r, g); break;
+    case 2: g->vectorize = serial ? 0 : pf_rng_pick(r, widths, 4); break;
+    case 3: g->parallel = !serial && pf_rng_below(r, 2); break;
+    default: g->unroll = pf_rng_pick(r, unrolls, 3); break;
+    }
+}
+
+void pf_genome_random_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int stage)
+{
+    pf_exec_gene *g = &s->exec[stage];
+    *g = pf_exec_default();
+    g->set = true;
+    for (int f = 1; f < 5; f++)
+        redraw_field(c, r, s, stage, f);
+    if (pf_rng_below(r, 4) == 0)
+        toggle_at(c, r, s, stage);
+}
+
+void pf_genome_mutate_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s)
+{
+    int stage = pf_rng_below(r, c->prog->n_stages);
+    pf_exec_gene *g = &s->exec[stage];
+    switch (pf_rng_below(r, 3)) {
+    case 0:  /* one field, like the parameter redraw of approximation genes */
+        if (!g->set) {
+            *g = pf_exec_default();
+            g->set = true;
+        }
+        redraw_field(c, r, s, stage, pf_rng_below(r, 5));
+        break;
+    case 1: pf_genome_random_exec(c, r, s, stage); break;
+    default: *g = pf_exec_default(); break;  /* back to the default schedule */
+    }
+}
+
+static int check_exec(const pf_genome_ctx *c, const pf_schedule *s, int i)
+{
+    const pf_exec_gene *g = &s->exec[i];
+    const pf_exec_gene *consumer = g->at >= 0 && g->at < s->n_stages ? &s->exec[g->at] : NULL;
+    return pf_exec_validate(c->prog, i, g, &s->approx[c->prog->stages[i]->loop_id], consumer,
+                            NULL);
+}
+
+/* Two passes: repairing a consumer (at -> root, or reset) can change what its producer may do. */
+static void repair_exec(const pf_genome_ctx *c, pf_schedule *s)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < s->n_stages; i++) {
+            pf_exec_gene *g = &s->exec[i];
+            if (!g->set || check_exec(c, s, i) == 0)
+                continue;
+            g->at = -1;
+            if (check_exec(c, s, i) != 0)
+                *g = pf_exec_default();
+        }
+}
+
+int pf_genome_repair(const pf_genome_ctx *c, pf_schedule *s, pf_error *err)
+{
+    repair_exec(c, s);
+    return pf_schedule_validate(c->prog, s, err);
+}
+
+int pf_genome_count(const pf_schedule *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->n_loops; i++)
+        n += s->approx[i].kind != PF_GENE_EXACT;
+    return n;
+}

@@ -1,0 +1,91 @@
+/* Tests for base/: arena, string buffer, bounded reads and atomic writes. */
+#include "base/arena.h"
+#include "base/fileio.h"
+#include "base/strbuf.h"
+#include "tests/harness/harness.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void test_arena_zeroed_and_aligned(void)
+{
+    pf_arena a;
+    pf_arena_init(&a);
+    for (int i = 1; i < 5000; i += 37) {
+        unsigned char *p = pf_arena_alloc(&a, (size_t)i);
+        CU_ASSERT(((uintptr_t)p & 15) == 0);
+        for (int k = 0; k < i; k++)
+            CU_ASSERT_EQUAL_FATAL(p[k], 0);
+        memset(p, 0xab, (size_t)i);
+    }
+    void *big = pf_arena_alloc(&a, 1 << 20);
+    CU_ASSERT_PTR_NOT_NULL(big);
+    CU_ASSERT_STRING_EQUAL(pf_arena_strndup(&a, "hello world", 5), "hello");
+    pf_arena_free(&a);
+    CU_ASSERT_PTR_NULL(a.head);
+}
+
+static void test_strbuf_printf_grows(void)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    CU_ASSERT_STRING_EQUAL(pf_sb_str(&sb), "");
+    for (int i = 0; i < 1000; i++)
+        pf_sb_printf(&sb, "%d,", i);
+    CU_ASSERT(strncmp(pf_sb_str(&sb), "0,1,2,", 6) == 0);
+    CU_ASSERT(sb.len == strlen(sb.data));
+    char *s = pf_sb_take(&sb);
+    CU_ASSERT_PTR_NULL(sb.data);
+    free(s);
+}
+
+static void test_atomic_write_and_bounded_read(void)
+{
+    pf_error err;
+    const char *path = pf_test_tmp("a.txt");
+    CU_ASSERT_EQUAL(pf_write_file_atomic(path, "abcdef", 6, &err), 0);
+    char *buf;
+    size_t len;
+    CU_ASSERT_EQUAL(pf_read_file(path, 100, &buf, &len, &err), 0);
+    CU_ASSERT_EQUAL(len, 6);
+    CU_ASSERT_STRING_EQUAL(buf, "abcdef");
+    free(buf);
+    CU_ASSERT_EQUAL(pf_read_file(path, 3, &buf, &len, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "limit"));
+    CU_ASSERT_EQUAL(pf_read_file(pf_test_tmp("missing"), 100, &buf, &len, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing"));
+}
+
+static void test_atomic_abort_leaves_nothing(void)
+{
+    pf_error err;
+    pf_atomic_file f;
+    const char *path = pf_test_tmp("b.txt");
+    CU_ASSERT_EQUAL(pf_atomic_open(&f, path, &err), 0);
+    fputs("partial", f.fp);
+    pf_atomic_abort(&f);
+    struct stat st;
+    CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
+}
+
+static void test_mkdir_p(void)
+{
+    pf_error err;
+    const char *dir = pf_test_tmp("x/y/z");
+    CU_ASSERT_EQUAL(pf_mkdir_p(dir, &err), 0);
+    CU_ASSERT_EQUAL(pf_mkdir_p(dir, &err), 0);
+    struct stat st;
+    CU_ASSERT(stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+    pf_write_file_atomic(pf_test_tmp("file"), "x", 1, &err);
+    CU_ASSERT_EQUAL(pf_mkdir_p(pf_test_tmp("file/sub"), &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a directory"));
+}
+
+PF_TEST_SUITE(base,
+              PF_TEST(test_arena_zeroed_and_aligned),
+              PF_TEST(test_strbuf_printf_grows),
+              PF_TEST(test_atomic_write_and_bounded_read),
+              PF_TEST(test_atomic_abort_leaves_nothing),
+              PF_TEST(test_mkdir_p))

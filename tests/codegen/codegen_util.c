@@ -1,0 +1,156 @@
+/* Helpers for the codegen tests (see codegen_util.h). */
+#include "tests/codegen/codegen_util.h"
+
+#include "tests/harness/harness.h"
+
+#include <math.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+pf_program *cg_load_app(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "apps/%s.pf", name);
+    pf_error err;
+    pf_program *p = pf_load_program(pf_test_src(rel), &err);
+    if (!p)
+        fprintf(stderr, "cannot load %s: %s\n", rel, err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    return p;
+}
+
+pf_image *cg_load_photo(const char *name, int channels)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "data/images/train/%s", name);
+    pf_error err;
+    pf_image *img = pf_image_load(pf_test_src(rel), &err);
+    if (!img)
+        fprintf(stderr, "%s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(img);
+    if (channels == 3 && img->channels != 3) {
+        pf_image *rgb = pf_image_to_rgb(img, &err);
+        pf_image_free(img);
+        img = rgb;
+    }
+    return img;
+}
+
+pf_image *cg_synthetic(int w, int h, int channels, unsigned seed)
+{
+    pf_error err;
+    pf_image *img = pf_image_new(w, h, channels, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(img);
+    for (int c = 0; c < channels; c++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                seed = seed * 1103515245u + 12345u;
+                *pf_image_at(img, x, y, c) = (float)((seed >> 8) & 0xffff) / 65535.0f;
+            }
+    return img;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static pf_buffer input_buffer(const pf_image_decl *d, const pf_image *img)
+{
+    pf_buffer b = pf_image_buffer(img, d->ndims <= 2);
+    if (d->ndims == 1)
+        b.ndims = 1;
+    return b;
+}
+
+static int run_with(const pf_program *prog, const pf_param_values *params,
+                    const pf_compile_options *o, pf_image **inputs, int n_inputs, cg_run *out);
+
+int cg_run_backend(const pf_program *prog, const pf_param_values *params, pf_backend backend,
+                   bool no_bounds, pf_image **inputs, int n_inputs, cg_run *out)
+{
+    pf_compile_options o = { 0 };
+    o.backend = backend;
+    o.no_bounds_pass = no_bounds;
+    return run_with(prog, params, &o, inputs, n_inputs, out);
+}
+
+int cg_run_sched(const pf_program *prog, const pf_param_values *params,
+                 const struct pf_schedule *sched, pf_image **inputs, int n_inputs, cg_run *out)
+{
+    pf_compile_options o = { 0 };
+    o.schedule = sched;
+    return run_with(prog, params, &o, inputs, n_inputs, out);
+}
+
+static int run_with(const pf_program *prog, const pf_param_values *params,
+                    const pf_compile_options *o, pf_image **inputs, int n_inputs, cg_run *out)
+{
+    pf_backend backend = o->backend;
+    pf_error err;
+    memset(out, 0, sizeof *out);
+    if (n_inputs != prog->n_inputs || prog->n_outputs > CG_MAX_IO)
+        return -1;
+    int64_t ext[CG_MAX_IO][PF_MAX_DIMS];
+    pf_buffer bufs[2 * CG_MAX_IO];
+    for (int i = 0; i < n_inputs; i++) {
+        bufs[i] = input_buffer(prog->inputs[i], inputs[i]);
+        for (int d = 0; d < PF_MAX_DIMS; d++)
+            ext[i][d] = d < bufs[i].ndims ? bufs[i].extent[d] : 1;
+    }
+    pf_binding b;
+    if (pf_bind(prog, params, (const int64_t(*)[PF_MAX_DIMS])ext, &b, &err) != 0) {
+        fprintf(stderr, "bind: %s\n", err.msg);
+        return -1;
+    }
+    out->n_out = prog->n_outputs;
+    for (int i = 0; i < prog->n_outputs; i++) {
+        const pf_image_decl *d = prog->outputs[i];
+        const int64_t *e = b.extents[d->index];
+        out->out[i] = pf_image_new((int)e[0], d->ndims > 1 ? (int)e[1] : 1,
+                                   d->ndims > 2 ? (int)e[2] : 1, &err);
+        bufs[n_inputs + i] = input_buffer(d, out->out[i]);
+    }
+    pf_binding_free(&b);
+    pf_variant *v = pf_compile(prog, params, o, &err);
+    if (!v) {
+        fprintf(stderr, "compile (%s): %s\n", pf_backend_name(backend), err.msg);
+        return -1;
+    }
+    double t0 = now_ms();
+    int rc = pf_variant_run(v, bufs, &err);
+    out->ms = now_ms() - t0;
+    if (rc != 0)
+        fprintf(stderr, "run (%s): %s\n", pf_backend_name(backend), err.msg);
+    pf_variant_free(v);
+    return rc;
+}
+
+void cg_run_free(cg_run *r)
+{
+    for (int i = 0; i < r->n_out; i++)
+        pf_image_free(r->out[i]);
+    r->n_out = 0;
+}
+
+double cg_max_abs_diff(const pf_image *a, const pf_image *b)
+{
+    if (a->width != b->width || a->height != b->height || a->channels != b->channels)
+        return INFINITY;
+    double m = 0;
+    for (int c = 0; c < a->channels; c++)
+        for (int y = 0; y < a->height; y++)
+            for (int x = 0; x < a->width; x++) {
+                float va = *pf_image_at(a, x, y, c), vb = *pf_image_at(b, x, y, c);
+                if (va != va && vb != vb)
+                    continue;  /* NaN in both (e.g. 0/0 where a grid cell got no sample) */
+                double d = fabs((double)va - vb);
+                if (d > m || d != d)
+                    m = d != d ? INFINITY : d;
+            }
+    return m;
+}

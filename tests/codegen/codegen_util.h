@@ -1,0 +1,33 @@
+/* Helpers shared by the codegen test files: load a program and a photo, run a variant on it,
+ * compare outputs. */
+#ifndef PF_TESTS_CODEGEN_UTIL_H
+#define PF_TESTS_CODEGEN_UTIL_H
+
+#include "codegen/compile.h"
+#include "dataset/image.h"
+#include "lang/lang.h"
+
+#define CG_MAX_IO 4
+
+typedef struct cg_run {
+    int n_out;
+    pf_image *out[CG_MAX_IO];
+    double ms;  /* run time of the last run */
+} cg_run;
+
+pf_program *cg_load_app(const char *name);   /* apps/NAME.pf, fails the test on error */
+pf_image *cg_load_photo(const char *name, int channels);  /* data/images/train/NAME */
+pf_image *cg_synthetic(int w, int h, int channels, unsigned seed);
+
+/* Compiles prog for `backend` and runs it on the inputs; returns 0 or -1 (message printed). */
+int cg_run_backend(const pf_program *prog, const pf_param_values *params, pf_backend backend,
+                   bool no_bounds, pf_image **inputs, int n_inputs, cg_run *out);
+/* The JIT with a schedule's execution genes (approximations must already be applied). */
+struct pf_schedule;
+int cg_run_sched(const pf_program *prog, const pf_param_values *params,
+                 const struct pf_schedule *sched, pf_image **inputs, int n_inputs, cg_run *out);
+void cg_run_free(cg_run *r);
+/* Max |a - b|; a NaN in both images at the same place counts as equal, NaN in one as inf. */
+double cg_max_abs_diff(const pf_image *a, const pf_image *b);
+
+#endif

@@ -1,0 +1,112 @@
+/* Approximated programs: every strategy x reconstruction combination the schedule format allows,
+ * on the apps where it is meaningful, compiled by the JIT (and the C backend for a subset) and
+ * compared with the reference interpreter running the same schedule (same masks, same
+ * reconstruction: max abs difference <= 1e-5). Also checks that approximations really change the
+ * output (a schedule that did nothing would pass the comparison trivially). */
+#include "perforate/apply.h"
+#include "perforate/schedule.h"
+#include "tests/codegen/codegen_util.h"
+#include "tests/harness/harness.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct approx_case {
+    const char *app;
+    const char *schedule;
+    bool c_backend;   /* also check the C backend */
+} approx_case;
+
+static const approx_case cases[] = {
+    /* grid sampling with every reconstruction, store and on-demand */
+    { "blur", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+              "loop_output grid 4 4 1 reconstruct store linear\n", true },
+    { "blur", "loop_temp grid 2 1 1 reconstruct on-demand nearest\n"
+              "loop_output grid 2 3 1 reconstruct store nearest\n", false },
+    { "blur", "loop_temp grid 3 2 1 reconstruct store gaussian 0.8\n", true },
+    { "blur", "loop_output grid 2 2 1 reconstruct store gaussian-sv 1.2\n", false },
+    { "blur", "loop_temp grid 4 1 1 reconstruct store linear\n", false },
+    { "unsharp_mask", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                      "loop_output grid 1 4 1 reconstruct on-demand linear\n"
+                      "mask_combination_loop grid 2 2 1 reconstruct store linear\n", true },
+    /* adaptive and importance sampling */
+    { "blur", "loop_output adaptive 2 0.4 reconstruct store gaussian-sv 0.9\n", true },
+    { "blur", "loop_output adaptive 3 0.25 reconstruct store nearest\n", false },
+    { "blur", "loop_temp adaptive 4 0.5 reconstruct store gaussian 1\n", false },
+    { "blur", "loop_output importance 0.3 0.02 reconstruct store gaussian-sv 0.73\n", true },
+    { "blur", "loop_temp importance 0.5 0.01 reconstruct store nearest\n", false },
+    { "blur", "loop_output importance 0.6 0.03 reconstruct store gaussian 0.5\n", false },
+    { "bilateral_filter", "loop_pixels importance 0.75 0.02 reconstruct store gaussian-sv 0.73\n"
+                          "loop_kernel grid 2 2 reconstruct store linear\n", false },
+    { "median", "loop_pixels adaptive 2 0.28 reconstruct store gaussian-sv 0.95\n", false },
+    /* channel subsampling */
+    { "blur", "loop_temp channels 1\n", false },
+    { "blur", "loop_output grid 2 2 1 channels 1 reconstruct store linear\n", true },
+    { "blur", "loop_temp grid 2 1 1 channels 2 reconstruct on-demand linear\n", false },
+    /* loop perforation of stages (the paper's baseline) and of for loops */
+    { "blur", "loop_temp step 2\nloop_output first 0.58\n", true },
+    { "blur", "loop_temp last 0.7\nloop_output random 0.6\n", false },
+    { "median", "median_y_loop step 2\nmedian_x_loop first 0.5\n", true },
+    { "median", "median_y_loop last 0.6\nmedian_x_loop random 0.5\n", false },
+    { "artistic_blur", "loop_u step 4\nloop_v random 0.3\n", false },
+    { "demosaic", "loop_gx grid 4 8\nloop_gout grid 8 2\nloop_bout grid 8 4\n"
+                  "loop_combine grid 8 1 reconstruct on-demand linear\n", true },
+    { "demosaic", "loop_bx grid 2 1 reconstruct on-demand linear\n"
+                  "inner_loop_gx first 0.5\n", false },
+    { "bilateral_grid", "blur_y_loop grid 8 4 1 1 reconstruct on-demand linear\n"
+                        "blur_x_loop grid 8 4 1 1 reconstruct on-demand linear\n"
+                        "blur_z_loop grid 4 4 1 1 reconstruct on-demand linear\n"
+                        "trilerp_loop grid 2 2 1 reconstruct store linear\n", true },
+    { "bilateral_grid", "populate_b_grid_loop grid 2 2\n", false },
+};
+
+static int apply(pf_program *prog, const char *text)
+{
+    pf_error err;
+    pf_schedule *s = pf_schedule_from_string(prog, text, &err);
+    if (!s || pf_schedule_apply(prog, s, &err) != 0) {
+        fprintf(stderr, "\n    schedule: %s\n", err.msg);
+        pf_schedule_delete(s);
+        return -1;
+    }
+    pf_schedule_delete(s);
+    return 0;
+}
+
+static void run_case(const approx_case *ac, pf_image *in)
+{
+    pf_program *prog = cg_load_app(ac->app);
+    pf_param_values params;
+    pf_params_init(&params, prog);
+    cg_run exact, ref, got;
+    CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &params, PF_BACKEND_JIT, false, &in, 1, &exact),
+                          0);
+    CU_ASSERT_EQUAL_FATAL(apply(prog, ac->schedule), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &params, PF_BACKEND_INTERP, false, &in, 1, &ref),
+                          0);
+    double changed = cg_max_abs_diff(exact.out[0], ref.out[0]);
+    CU_ASSERT(changed > 0);  /* the schedule really approximates */
+    for (int b = 0; b < (ac->c_backend ? 2 : 1); b++) {
+        pf_backend be = b ? PF_BACKEND_C : PF_BACKEND_JIT;
+        CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &params, be, false, &in, 1, &got), 0);
+        double d = cg_max_abs_diff(ref.out[0], got.out[0]);
+        printf("\n    %-16s %-3s vs interp %-8.2g (vs exact %-6.3g) %.60s", ac->app,
+               pf_backend_name(be), d, changed, ac->schedule);
+        CU_ASSERT(d <= 1e-5);
+        cg_run_free(&got);
+    }
+    cg_run_free(&exact);
+    cg_run_free(&ref);
+    pf_params_free(&params);
+    pf_program_free(prog);
+}
+
+static void test_approx_matches_interpreter(void)
+{
+    pf_image *photo = cg_load_photo("natural_29_256x192.png", 3);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        run_case(&cases[i], photo);
+    pf_image_free(photo);
+}
+
+PF_TEST_SUITE(codegen_approx, PF_TEST(test_approx_matches_interpreter))

@@ -1,0 +1,168 @@
+/* Execution schedules (docs/schedule.md, "Execution"): each directive changes the loop nest as
+ * documented (checked on IR dumps), and no legal schedule changes a result: a property test
+ * draws random legal execution genes (fixed seed) for every app, alone and on top of
+ * approximations, and compares the JIT with the reference interpreter. */
+#include "base/fileio.h"
+#include "perforate/apply.h"
+#include "perforate/exec.h"
+#include "perforate/schedule.h"
+#include "tests/codegen/codegen_util.h"
+#include "tests/harness/harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *ir_dump(pf_program *prog, const char *schedule)
+{
+    pf_error err;
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_schedule *s = pf_schedule_from_string(prog, schedule, &err);
+    if (!s)
+        fprintf(stderr, "\n%s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(prog, s, &err), 0);
+    pf_compile_options o = { 0 };
+    o.schedule = s;
+    o.dump_ir = pf_test_tmp("exec.ir");
+    pf_variant *v = pf_compile(prog, &pv, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    pf_variant_free(v);
+    pf_schedule_delete(s);
+    pf_params_free(&pv);
+    char *text;
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(o.dump_ir, 1 << 24, &text, NULL, &err), 0);
+    return text;
+}
+
+static void test_directives_shape_the_loop_nest(void)
+{
+    pf_program *p = cg_load_app("blur");
+    char *ir = ir_dump(p, "loop_output exec tile 64 16 vectorize 8 parallel unroll 2\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "parallel for yo"));          /* the outer tile loop */
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "for xo"));                   /* tiles in x */
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "step (1 * 64)") || strstr(ir, "step 64"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<8> x"));      /* innermost x */
+    CU_ASSERT_PTR_NULL(strstr(ir, "vectorized for<8> y"));
+    free(ir);
+    ir = ir_dump(p, "loop_temp exec vectorize 16\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<16> x"));
+    CU_ASSERT_PTR_NULL(strstr(ir, "parallel for"));
+    CU_ASSERT_PTR_NULL(strstr(ir, "for xo"));
+    free(ir);
+    ir = ir_dump(p, "loop_temp exec root\n");  /* root = as written: no directive at all */
+    CU_ASSERT_PTR_NULL(strstr(ir, "vectorized"));
+    CU_ASSERT_PTR_NULL(strstr(ir, "parallel"));
+    free(ir);
+    pf_program_free(p);
+}
+
+/* ---- random legal execution genes ---- */
+
+static unsigned next(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xffffff;
+}
+
+static void random_exec(const pf_program *prog, int stage, unsigned *seed, pf_exec_gene *g)
+{
+    static const int tiles[] = { 0, 0, 1, 7, 16, 64 };
+    static const int widths[] = { 0, 4, 8, 16 };
+    static const int unrolls[] = { 0, 0, 2, 4 };
+    *g = pf_exec_default();
+    g->set = true;
+    const pf_stage *st = prog->stages[stage];
+    g->tile[0] = tiles[next(seed) % 6];
+    if (st->n_vars >= 2 && g->tile[0])
+        g->tile[1] = tiles[next(seed) % 6];
+    if (!st->serial) {
+        g->vectorize = widths[next(seed) % 4];
+        g->parallel = next(seed) % 2;
+    }
+    g->unroll = unrolls[next(seed) % 4];
+}
+
+/* Draws genes until the schedule validates (at most a few tries per stage). */
+static void random_schedule(const pf_program *prog, unsigned *seed, pf_schedule *s)
+{
+    pf_error err;
+    for (int i = 0; i < prog->n_stages; i++) {
+        for (int tries = 0; tries < 20; tries++) {
+            random_exec(prog, i, seed, &s->exec[i]);
+            if (pf_exec_validate(prog, i, &s->exec[i], &s->approx[prog->stages[i]->loop_id],
+                                 NULL, &err) == 0)
+                break;
+            s->exec[i] = pf_exec_default();
+        }
+    }
+}
+
+static void check_app(const char *app, const char *approx, int n_schedules, unsigned seed,
+                      pf_image *in)
+{
+    pf_program *prog = cg_load_app(app);
+    pf_error err;
+    pf_schedule *base = pf_schedule_from_string(prog, approx, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(prog, base, &err), 0);
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    cg_run ref;
+    CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
+    for (int k = 0; k < n_schedules; k++) {
+        pf_schedule s;
+        pf_schedule_copy(&s, base);
+        random_schedule(prog, &seed, &s);
+        CU_ASSERT_EQUAL(pf_schedule_validate(prog, &s, &err), 0);
+        cg_run got;
+        int rc = cg_run_sched(prog, &pv, &s, &in, 1, &got);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc == 0) {
+            double d = cg_max_abs_diff(ref.out[0], got.out[0]);
+            if (d > 1e-5) {
+                pf_strbuf sb;
+                pf_sb_init(&sb);
+                pf_schedule_print(prog, &s, &sb);
+                fprintf(stderr, "\n    %s differs by %g under:\n%s", app, d, pf_sb_str(&sb));
+                pf_sb_free(&sb);
+            }
+            CU_ASSERT(d <= 1e-5);
+            cg_run_free(&got);
+        }
+        pf_schedule_free(&s);
+    }
+    cg_run_free(&ref);
+    pf_schedule_delete(base);
+    pf_params_free(&pv);
+    pf_program_free(prog);
+}
+
+static void test_random_exec_schedules_keep_results(void)
+{
+    pf_image *photo = cg_load_photo("natural_29_256x192.png", 3);
+    pf_image *odd = cg_synthetic(61, 37, 3, 9);
+    static const struct { const char *app, *approx; } apps[] = {
+        { "blur", "" }, { "unsharp_mask", "" }, { "demosaic", "" }, { "bilateral_grid", "" },
+        { "bilateral_filter", "" }, { "median", "" }, { "artistic_blur", "" },
+        { "blur", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                  "loop_output grid 4 4 1 reconstruct store linear\n" },
+        { "blur", "loop_temp grid 2 1 1 channels 1 reconstruct store nearest\n"
+                  "loop_output importance 0.4 0.02\n" },
+        { "blur", "loop_temp grid 2 1 1 channels 1 reconstruct on-demand nearest\n" },
+        { "median", "median_y_loop step 2\nloop_pixels adaptive 2 0.3\n" },
+        { "bilateral_grid", "blur_x_loop grid 2 2 1 1 reconstruct on-demand linear\n" },
+    };
+    for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
+        bool slow = strcmp(apps[i].app, "artistic_blur") == 0 ||
+                    strcmp(apps[i].app, "median") == 0;
+        check_app(apps[i].app, apps[i].approx, slow ? 3 : 6, 1234u + (unsigned)i,
+                  slow ? odd : photo);
+    }
+    pf_image_free(odd);
+    pf_image_free(photo);
+}
+
+PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest),
+              PF_TEST(test_random_exec_schedules_keep_results))

@@ -1,0 +1,8 @@
+# Test executables of the modules beyond base/ (one line each, in dependency order).
+pf_test_module(dataset pf_dataset)
+pf_test_module(lang pf_lang)
+pf_test_module(apps pf_lang pf_dataset)
+pf_test_module(reconstruct pf_reconstruct pf_dataset)
+pf_test_module(codegen pf_codegen pf_perforate pf_dataset pf_lang)
+pf_test_module(perforate pf_perforate pf_lang)
+pf_test_module(search pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)

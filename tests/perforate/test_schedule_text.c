@@ -1,0 +1,384 @@
+/* Tests of the schedule text format: the paper's blur variant, defaults, canonical form and
+ * equality of differently written schedules, version lines, files, and syntax errors with their
+ * line numbers (docs/schedule.md). */
+#include "tests/harness/harness.h"
+#include "tests/perforate/perf_test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parses text, checks that printing gives `canonical`, and that the canonical text parses back
+ * to an equal schedule printing the same text. */
+static void check_canonical(const pf_program *p, const char *text, const char *canonical)
+{
+    pf_schedule s, t;
+    pf_error err;
+    if (pt_parse(p, text, &s, &err) != 0) {
+        fprintf(stderr, "unexpected error: %s\n", err.msg);
+        CU_FAIL_FATAL("schedule did not parse");
+    }
+    char *out = pt_print(p, &s);
+    if (strcmp(out, canonical) != 0)
+        fprintf(stderr, "got:\n%swant:\n%s", out, canonical);
+    CU_ASSERT_STRING_EQUAL(out, canonical);
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, out, &t, &err), 0);
+    CU_ASSERT(pf_schedule_equal(&s, &t));
+    char *again = pt_print(p, &t);
+    CU_ASSERT_STRING_EQUAL(again, out);
+    free(again);
+    free(out);
+    pf_schedule_free(&t);
+    pf_schedule_free(&s);
+}
+
+/* The paper's 5.6x variant (Section 7.6): stage1 = loop_temp, stage2 = loop_output. */
+static void test_blur_paper_variant(void)
+{
+    pf_program *p = pt_load_app("blur");
+    static const char text[] =
+        "# perfora schedule 1\n"
+        "# apps/blur.pf: the paper's 5.6x blur variant (Section 7.6)\n"
+        "loop_temp    grid 4 1 1  reconstruct on-demand linear\n"
+        "loop_output  grid 4 4 1  reconstruct store linear\n";
+    check_canonical(p, text,
+                    "# perfora schedule 1\n"
+                    "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                    "loop_output grid 4 4 1 reconstruct store linear\n");
+    pf_schedule s;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, text, &s, &err), 0);
+    const pf_approx_gene *g = &s.approx[pf_program_find_loop(p, "loop_temp") - p->loops];
+    CU_ASSERT_EQUAL(g->kind, PF_GENE_GRID);
+    CU_ASSERT_EQUAL(g->n_spacing, 3);
+    CU_ASSERT(g->spacing[0] == 4 && g->spacing[1] == 1 && g->spacing[2] == 1);
+    CU_ASSERT_EQUAL(g->recon, PF_RECON_LINEAR);
+    CU_ASSERT(g->on_demand);
+    CU_ASSERT_EQUAL(g->line, 3);
+    CU_ASSERT_STRING_EQUAL(s.file_name, "t.sched");
+    pf_schedule_free(&s);
+    pf_program_free(p);
+}
+
+static void test_defaults_spelled_out(void)
+{
+    pf_program *p = pt_load_app("blur");
+    check_canonical(p, "loop_temp grid 2 2 1\nloop_output adaptive 3 0.25\n",
+                    "# perfora schedule 1\n"
+                    "loop_temp grid 2 2 1 reconstruct store linear\n"
+                    "loop_output adaptive 3 0.25 reconstruct store gaussian-sv 0.9\n");
+    check_canonical(p, "loop_output importance 0.5 0.015625 channels 1\n",
+                    "# perfora schedule 1\n"
+                    "loop_output importance 0.5 0.015625 channels 1 reconstruct store "
+                    "gaussian-sv 0.73\n");
+    check_canonical(p, "", "# perfora schedule 1\n");
+    check_canonical(p, "# only a comment\n\n   \n", "# perfora schedule 1\n");
+    pf_program_free(p);
+
+    /* A serial stage's default is no reconstruction, and nothing is spelled out. */
+    p = pt_load_app("bilateral_grid");
+    check_canonical(p, "populate_b_grid_loop grid 2 2\n",
+                    "# perfora schedule 1\npopulate_b_grid_loop grid 2 2\n");
+    pf_program_free(p);
+}
+
+static void test_every_gene_form(void)
+{
+    pf_program *p = pt_load_app("median");
+    check_canonical(p,
+                    "median_x_loop random 0.25\nloop_pixels step 2\nmedian_y_loop first .5\n",
+                    "# perfora schedule 1\n"
+                    "loop_pixels step 2\n"
+                    "median_y_loop first 0.5\n"
+                    "median_x_loop random 0.25\n");
+    check_canonical(p, "median_y_loop last 1\nloop_pixels channels 2\n",
+                    "# perfora schedule 1\nloop_pixels channels 2\nmedian_y_loop last 1\n");
+    check_canonical(p, "loop_pixels grid 2 2 1 reconstruct store gaussian 1.5\n",
+                    "# perfora schedule 1\n"
+                    "loop_pixels grid 2 2 1 reconstruct store gaussian 1.5\n");
+    check_canonical(p, "loop_pixels grid 8 1 3 reconstruct store nearest\n",
+                    "# perfora schedule 1\n"
+                    "loop_pixels grid 8 1 3 reconstruct store nearest\n");
+    check_canonical(p, "loop_pixels importance 0.1 0.02 reconstruct store gaussian 0.5\n",
+                    "# perfora schedule 1\n"
+                    "loop_pixels importance 0.1 0.02 reconstruct store gaussian 0.5\n");
+    check_canonical(p, "loop_pixels adaptive 2 1 reconstruct store nearest\n",
+                    "# perfora schedule 1\n"
+                    "loop_pixels adaptive 2 1 reconstruct store nearest\n");
+    pf_program_free(p);
+}
+
+/* Differently written texts of one schedule: equal, with one canonical text. */
+static void test_equal_when_written_differently(void)
+{
+    pf_program *p = pt_load_app("blur");
+    static const char *const same[] = {
+        "loop_temp grid 4 1 1 reconstruct store linear\n"
+        "loop_output importance 0.3 0.02 channels 1\n",
+        /* order of lines, tabs, CRLF, comments, no final newline */
+        "# perfora schedule 1 -- written by hand\r\n"
+        "\tloop_output importance .3 2e-2 channels 1   # the vertical pass\r\n"
+        "\n"
+        "loop_temp\tgrid 04 +1 1 reconstruct store linear",
+        /* clauses in the other order, the default spelled out, extra digits past six */
+        "loop_output importance 0.3000000001 0.0200000 reconstruct store gaussian-sv 0.73 "
+        "channels 1\n"
+        "loop_temp grid 4 1 1 reconstruct store linear\n",
+    };
+    pf_schedule first;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, same[0], &first, &err), 0);
+    char *want = pt_print(p, &first);
+    for (size_t i = 1; i < sizeof same / sizeof same[0]; i++) {
+        pf_schedule s;
+        if (pt_parse(p, same[i], &s, &err) != 0) {
+            fprintf(stderr, "%s\n", err.msg);
+            CU_FAIL("did not parse");
+            continue;
+        }
+        CU_ASSERT(pf_schedule_equal(&first, &s));
+        char *got = pt_print(p, &s);
+        CU_ASSERT_STRING_EQUAL(got, want);
+        free(got);
+        pf_schedule_free(&s);
+    }
+    /* ... and texts that differ in one value are not equal. */
+    static const char *const differ[] = {
+        "loop_temp grid 4 1 1 reconstruct store nearest\n"
+        "loop_output importance 0.3 0.02 channels 1\n",
+        "loop_temp grid 4 1 1 reconstruct store linear\n"
+        "loop_output importance 0.300001 0.02 channels 1\n",
+        "loop_temp grid 4 1 1 reconstruct store linear\n"
+        "loop_output importance 0.3 0.02\n",
+        "loop_temp grid 4 1 1 reconstruct on-demand linear\n",
+    };
+    for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++) {
+        pf_schedule s;
+        CU_ASSERT_EQUAL_FATAL(pt_parse(p, differ[i], &s, &err), 0);
+        CU_ASSERT(!pf_schedule_equal(&first, &s));
+        char *got = pt_print(p, &s);
+        CU_ASSERT(strcmp(got, want) != 0);
+        free(got);
+        pf_schedule_free(&s);
+    }
+    free(want);
+    pf_schedule_free(&first);
+    pf_program_free(p);
+}
+
+/* Equality looks only at what the text holds: stray fields of a gene built in code do not
+ * count, and values equal to six digits are equal. */
+static void test_gene_equality_is_canonical(void)
+{
+    pf_approx_gene a = { .kind = PF_GENE_STEP, .step = 4 };
+    pf_approx_gene b = a;
+    b.frac = 0.7;
+    b.recon = PF_RECON_GAUSSIAN;
+    b.spacing[3] = 9;
+    b.line = 12;
+    CU_ASSERT(pf_gene_equal(&a, &b));
+    pf_approx_gene c = { .kind = PF_GENE_FIRST, .frac = 0.1234564 };
+    pf_approx_gene d = { .kind = PF_GENE_FIRST, .frac = 0.12345649 };
+    pf_approx_gene e = { .kind = PF_GENE_FIRST, .frac = 0.1234566 };
+    CU_ASSERT(pf_gene_equal(&c, &d));
+    CU_ASSERT(!pf_gene_equal(&c, &e));
+    pf_approx_gene f = { .kind = PF_GENE_GRID, .n_spacing = 2, .spacing = { 2, 2 },
+                         .recon = PF_RECON_LINEAR, .sigma = 3.0 };
+    pf_approx_gene g = f;
+    g.sigma = 0.5;  /* linear has no sigma */
+    CU_ASSERT(pf_gene_equal(&f, &g));
+    g.on_demand = true;
+    CU_ASSERT(!pf_gene_equal(&f, &g));
+    CU_ASSERT_DOUBLE_EQUAL(pf_round6(0.1234567), 0.123457, 1e-12);
+    CU_ASSERT_EQUAL(pf_round6(1.0), 1.0);
+}
+
+static void test_version_line(void)
+{
+    pf_program *p = pt_load_app("blur");
+    pf_schedule s;
+    pf_error err;
+    CU_ASSERT_EQUAL(pt_parse(p, "# perfora schedule 1 - apps/blur.pf\nloop_temp step 2\n", &s,
+                             &err), 0);
+    pf_schedule_free(&s);
+    CU_ASSERT_EQUAL(pt_parse(p, "  #perfora schedule 1\n", &s, &err), 0);
+    pf_schedule_free(&s);
+    CU_ASSERT_EQUAL(pt_parse(p, "\xef\xbb\xbf# perfora schedule 1\nloop_temp step 2\n", &s,
+                             &err), 0);
+    pf_schedule_free(&s);
+    CU_ASSERT_EQUAL(pt_parse(p, "# perfora schedule 2\nloop_temp step 2\n", &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.sched:1: unsupported schedule format version '2'"));
+    CU_ASSERT_EQUAL(pt_parse(p, "# perfora schedule\n", &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.sched:1: "));
+    /* Only the first line is a version line; later ones are comments. */
+    CU_ASSERT_EQUAL(pt_parse(p, "\n# perfora schedule 2\n", &s, &err), 0);
+    pf_schedule_free(&s);
+    pf_program_free(p);
+}
+
+static void test_exec_lines(void)
+{
+    pf_program *p = pt_load_app("blur");
+    pf_schedule s;
+    pf_error err;
+    /* Written out of canonical order; printed canonically, after the stage's approximation. */
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, "loop_output exec parallel vectorize 8 tile 64 16\n"
+                                      "loop_temp exec vectorize 4 at loop_output unroll 2\n"
+                                      "loop_temp grid 4 1 1 reconstruct on-demand linear\n",
+                                   &s, &err), 0);
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_schedule_print(p, &s, &sb);
+    CU_ASSERT_STRING_EQUAL(pf_sb_str(&sb),
+                           "# perfora schedule 1\n"
+                           "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                           "loop_temp exec at loop_output vectorize 4 unroll 2\n"
+                           "loop_output exec root tile 64 16 vectorize 8 parallel\n");
+    pf_schedule t;
+    CU_ASSERT_EQUAL(pt_parse(p, pf_sb_str(&sb), &t, &err), 0);
+    CU_ASSERT(pf_schedule_equal(&s, &t));
+    t.exec[1].vectorize = 16;
+    CU_ASSERT(!pf_schedule_equal(&s, &t));
+    pf_schedule_free(&t);
+    pf_sb_free(&sb);
+    pf_schedule_free(&s);
+    static const struct { const char *text, *msg; } bad[] = {
+        { "loop_temp exec tile 0\n", "t.sched:1: loop_temp: 'tile' takes one or two sizes" },
+        { "loop_temp exec vectorize 3\n", "t.sched:1: loop_temp: 'vectorize' takes 4, 8 or 16" },
+        { "loop_temp exec spin\n", "unknown execution directive 'spin'" },
+        { "loop_temp exec at nowhere\n", "'at' needs the name of a consumer stage" },
+        { "loop_temp exec at loop_output\n",
+          "t.sched:1: loop_temp: 'at loop_output' needs loop_output to be computed root and "
+          "tiled" },
+        { "loop_output exec at loop_temp\n", "needs loop_output's image to be read by that "
+                                              "stage only" },
+        { "loop_temp exec root\nloop_temp exec root\n", "t.sched:2: loop_temp: 'loop_temp' "
+                                                          "already has an exec line at line 1" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CU_ASSERT_EQUAL(pt_parse(p, bad[i].text, &s, &err), -1);
+        if (!strstr(err.msg, bad[i].msg))
+            fprintf(stderr, "\n    got: %s\n    want: %s\n", err.msg, bad[i].msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].msg));
+    }
+    pf_program_free(p);
+    /* Serial stages are neither vectorized nor parallel. */
+    p = pt_load_app("bilateral_grid");
+    CU_ASSERT_EQUAL(pt_parse(p, "populate_b_grid_loop exec parallel\n", &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "serial (scatter) stage can be neither"));
+    pf_program_free(p);
+}
+
+static void test_load_and_from_string(void)
+{
+    pf_program *p = pt_load_app("blur");
+    pf_error err;
+    const char *path = pf_test_tmp("v.sched");
+    static const char text[] = "loop_output grid 2 2 1\n";
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+    pf_schedule s;
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_load(p, path, &s, &err), 0);
+    CU_ASSERT_STRING_EQUAL(s.file_name, path);
+    pf_schedule *t = pf_schedule_from_string(p, text, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(pf_schedule_equal(&s, t));
+    pf_schedule_delete(t);
+    pf_schedule_free(&s);
+
+    /* Errors name the file and line. */
+    f = fopen(path, "w");
+    fputs("\n\nloop_output grid 2 2\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(pf_schedule_load(p, path, &s, &err), -1);
+    char want[512];
+    snprintf(want, sizeof want, "%s:3: loop_output: the grid gives 2 spacings", path);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+    CU_ASSERT_PTR_NULL(pf_schedule_from_string(p, "nope step 2", &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "<schedule>:1: 'nope'"));
+
+    f = fopen(path, "wb");
+    fwrite("loop_temp step 2\n\0x", 1, 19, f);
+    fclose(f);
+    CU_ASSERT_EQUAL(pf_schedule_load(p, path, &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "NUL"));
+    CU_ASSERT_EQUAL(pf_schedule_load(p, pf_test_tmp("missing.sched"), &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing.sched"));
+    pf_program_free(p);
+}
+
+/* Syntax errors: each names its line (and the word where there is one). */
+typedef struct bad_text {
+    const char *text;
+    const char *want;  /* a substring of the message */
+} bad_text;
+
+static const bad_text syntax_errors[] = {
+    { "loop_tmp grid 2 2 1\n",
+      "t.sched:1: 'loop_tmp' is not a stage or named loop of " },
+    { "loop_tmp grid 2 2 1\n", "(did you mean 'loop_temp'?)" },
+    { "\n\nzzzzzzzzzz step 2\n", "t.sched:3: 'zzzzzzzzzz' is not a stage or named loop" },
+    { "loop_temp\n", "t.sched:1: loop_temp: missing gene after the loop name" },
+    { "loop_temp gird 2 2 1\n", "t.sched:1: loop_temp: unknown gene 'gird'" },
+    { "loop_temp grid\n", "t.sched:1: loop_temp: missing grid spacings" },
+    { "loop_temp grid 2 x 1\n", "t.sched:1: loop_temp: a grid spacing must be an integer, "
+                                "got 'x'" },
+    { "loop_temp grid 2.5 1 1\n", "a grid spacing must be an integer, got '2.5'" },
+    { "loop_temp adaptive 3\n", "t.sched:1: loop_temp: missing F (adaptive K F)" },
+    { "loop_temp adaptive 0.5 0.5\n", "K must be an integer, got '0.5'" },
+    { "loop_temp importance 0.5\n", "missing SIGMA (importance F SIGMA)" },
+    { "loop_temp importance 0.5 nan\n", "SIGMA must be a decimal number, got 'nan'" },
+    { "loop_temp importance 0x1p-2 0.5\n", "F must be a decimal number, got '0x1p-2'" },
+    { "loop_temp first 1e\n", "F must be a decimal number, got '1e'" },
+    { "loop_temp step\n", "missing N (step N)" },
+    { "loop_temp step 2 3\n", "unexpected '3' after the step gene" },
+    { "loop_temp channels 1 reconstruct store linear\n",
+      "reconstruction needs a sampling gene (grid, adaptive or importance) before it" },
+    { "loop_temp grid 2 2 1 reconstruct\n",
+      "expected store or on-demand after 'reconstruct', got end of line" },
+    { "loop_temp grid 2 2 1 reconstruct linear\n",
+      "expected store or on-demand after 'reconstruct', got 'linear'" },
+    { "loop_temp grid 2 2 1 reconstruct store\n", "missing reconstruction method" },
+    { "loop_temp grid 2 2 1 reconstruct store cubic\n",
+      "unknown reconstruction method 'cubic'" },
+    { "loop_temp grid 2 2 1 reconstruct store gaussian\n", "missing SIGMA (gaussian SIGMA)" },
+    { "loop_temp grid 2 2 1 reconstruct store linear reconstruct store nearest\n",
+      "'reconstruct' is given twice" },
+    { "loop_temp grid 2 2 1 channels 1 channels 2\n", "'channels' is given twice" },
+    { "loop_temp grid 2 2 1 channels\n", "missing C (channels C)" },
+    { "loop_temp grid 2 2 1 reconstruct store linear please\n",
+      "unexpected 'please' after the grid gene (expected channels or reconstruct)" },
+    { "loop_temp step 2\nloop_output step 2\nloop_temp step 3\n",
+      "t.sched:3: loop_temp: 'loop_temp' already has an approximation at line 1" },
+    { "loop_temp grid 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n",
+      "t.sched:1: too many words on one line" },
+};
+
+static void test_syntax_errors(void)
+{
+    pf_program *p = pt_load_app("blur");
+    for (size_t i = 0; i < sizeof syntax_errors / sizeof syntax_errors[0]; i++) {
+        pf_schedule s;
+        pf_error err;
+        int rc = pt_parse(p, syntax_errors[i].text, &s, &err);
+        CU_ASSERT_EQUAL(rc, -1);
+        if (rc == 0) {
+            fprintf(stderr, "accepted: %s", syntax_errors[i].text);
+            pf_schedule_free(&s);
+        } else if (!strstr(err.msg, syntax_errors[i].want)) {
+            fprintf(stderr, "for: %swant: %s\n got: %s\n", syntax_errors[i].text,
+                    syntax_errors[i].want, err.msg);
+            CU_FAIL("wrong message");
+        }
+    }
+    pf_program_free(p);
+}
+
+PF_TEST_SUITE(schedule_text,
+              PF_TEST(test_blur_paper_variant), PF_TEST(test_defaults_spelled_out),
+              PF_TEST(test_every_gene_form), PF_TEST(test_equal_when_written_differently),
+              PF_TEST(test_gene_equality_is_canonical), PF_TEST(test_version_line),
+              PF_TEST(test_exec_lines), PF_TEST(test_load_and_from_string),
+              PF_TEST(test_syntax_errors))

@@ -1,0 +1,149 @@
+/* Shared helpers of the search suites (see search_test_util.h). */
+#include "tests/search/search_test_util.h"
+
+#include "base/arena.h"
+#include "tests/harness/harness.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *const st_apps[] = { "artistic_blur", "bilateral_filter", "bilateral_grid", "blur",
+                                "demosaic", "median", "mosaic", "unsharp_mask", NULL };
+
+pf_program *st_load_app(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "apps/%s.pf", name);
+    pf_error err;
+    pf_program *p = pf_load_program(pf_test_src(rel), &err);
+    if (!p)
+        fprintf(stderr, "%s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL(p);
+    return p;
+}
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* Values with few digits, so they survive the 7-digit records unchanged. */
+void st_fake_measure(const char *text, double *time, double *error)
+{
+    uint64_t h = fnv(text);
+    const char *nl = strchr(text, '\n');
+    if (nl && !nl[1]) {  /* the exact program */
+        *time = 1.0;
+        *error = 0.0;
+        return;
+    }
+    *time = 0.05 + (double)(h % 1000) / 1000.0;
+    *error = (double)((h >> 20) % 2000) / 100.0;
+}
+
+typedef struct fake {
+    pf_evaluator base;
+    double delay_ms;
+    long *submitted;
+    pf_eval_record *q;
+    int n, cap;
+} fake;
+
+static int fake_submit(pf_evaluator *ev, long id, pf_image_set set, const char *schedule,
+                       pf_error *err)
+{
+    (void)err;
+    fake *f = (fake *)ev;
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 32;
+        f->q = pf_xrealloc(f->q, sizeof *f->q * (size_t)f->cap);
+    }
+    pf_eval_record *r = &f->q[f->n++];
+    pf_record_init(r);
+    r->id = id;
+    r->set = set;
+    r->schedule = pf_xstrdup(schedule);
+    r->valid = true;
+    st_fake_measure(schedule, &r->time, &r->error);
+    if (set == PF_SET_TEST)
+        r->time *= 1.1;
+    r->worker = 0;
+    (*f->submitted)++;
+    return 0;
+}
+
+static int fake_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
+{
+    (void)err;
+    fake *f = (fake *)ev;
+    if (f->n == 0)
+        return 0;
+    if (f->delay_ms > 0) {
+        struct timespec ts = { 0, (long)(f->delay_ms * 1e6) };
+        nanosleep(&ts, NULL);
+    }
+    *out = f->q[0];
+    memmove(f->q, f->q + 1, sizeof *f->q * (size_t)--f->n);
+    return 1;
+}
+
+static const char *fake_describe(pf_evaluator *ev)
+{
+    (void)ev;
+    return "fake evaluator (tests)";
+}
+
+static void fake_destroy(pf_evaluator *ev)
+{
+    fake *f = (fake *)ev;
+    for (int i = 0; i < f->n; i++)
+        pf_record_free(&f->q[i]);
+    free(f->q);
+    free(f);
+}
+
+static const pf_evaluator_ops fake_ops = { fake_submit, fake_wait, fake_describe,
+                                           fake_destroy };
+
+pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted)
+{
+    fake *f = pf_xcalloc(1, sizeof *f);
+    f->base.ops = &fake_ops;
+    f->delay_ms = delay_ms;
+    f->submitted = submitted;
+    return &f->base;
+}
+
+void st_blur_config(pf_eval_config *c, int max_images)
+{
+    pf_eval_config_default(c);
+    c->program = pf_xstrdup(pf_test_src("apps/blur.pf"));
+    c->dataset = pf_xstrdup(pf_test_src("data/images"));
+    c->width = 256;
+    c->height = 192;
+    c->max_images = max_images;
+    c->samples = 1;
+    c->min_sample_ms = 1;
+    c->timeout_min_ms = 500;
+    c->lock_path = pf_xstrdup(pf_test_tmp("timing.lock"));
+}
+
+long st_count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    long n = 0;
+    int ch;
+    while ((ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}

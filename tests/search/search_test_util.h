@@ -1,0 +1,27 @@
+/* Shared by the search suites: loading apps, a deterministic fake evaluator (no compiling, for
+ * the GA and run-directory tests), and a small real evaluation config (blur on one 256x192
+ * photo) for the pool tests. */
+#ifndef PF_TESTS_SEARCH_UTIL_H
+#define PF_TESTS_SEARCH_UTIL_H
+
+#include "lang/lang.h"
+#include "search/evaluate.h"
+
+/* apps/NAME.pf, checked; NULL after a CUnit failure. */
+pf_program *st_load_app(const char *name);
+/* Every app under apps/, NULL-terminated. */
+extern const char *const st_apps[];
+
+/* A fake evaluator: time and error are fixed functions of the schedule text (so runs are
+ * reproducible to the bit), each evaluation sleeps delay_ms. *submitted counts submissions. */
+pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted);
+/* The fake measurements of a text. */
+void st_fake_measure(const char *text, double *time, double *error);
+
+/* Blur on the first 256x192 training photo, 1 timing sample of >= 1 ms: a fast real config. */
+void st_blur_config(pf_eval_config *c, int max_images);
+
+/* Lines of a file (0 if missing). */
+long st_count_lines(const char *path);
+
+#endif

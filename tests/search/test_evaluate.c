@@ -1,0 +1,199 @@
+/* Evaluation through the local process pool on blur (one or two 256x192 photos): valid
+ * records with their measurements; a crash, a hang and a NaN output become invalid records
+ * with their reasons while the pool goes on; a refused schedule is invalid; records survive
+ * their JSON form. */
+#include "cluster/pool.h"
+#include "search/eval.h"
+#include "tests/harness/harness.h"
+#include "tests/search/search_test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXACT "# perfora schedule 1\n"
+#define GRID EXACT "loop_output grid 2 2 1 reconstruct store linear\n"
+#define CRASH EXACT "loop_output step 2\n"
+#define HANG EXACT "loop_output step 3\n"
+#define NANS EXACT "loop_output step 4\n"
+
+/* Submits the texts and collects their records by id (index). */
+static void evaluate(pf_evaluator *ev, const char *const *texts, int n, pf_eval_record *out)
+{
+    pf_error err;
+    for (int i = 0; i < n; i++)
+        CU_ASSERT_EQUAL_FATAL(pf_evaluator_submit(ev, 100 + i, PF_SET_TRAIN, texts[i], &err), 0);
+    for (int k = 0; k < n; k++) {
+        pf_eval_record r;
+        int rc = pf_evaluator_wait(ev, &r, &err);
+        if (rc != 1)
+            fprintf(stderr, "wait: %s\n", err.msg);
+        CU_ASSERT_EQUAL_FATAL(rc, 1);
+        CU_ASSERT_FATAL(r.id >= 100 && r.id < 100 + n);
+        out[r.id - 100] = r;
+    }
+    pf_eval_record none;
+    CU_ASSERT_EQUAL(pf_evaluator_wait(ev, &none, &err), 0);
+}
+
+static void expect_valid_record(const pf_eval_record *r, int n_images)
+{
+    if (!r->valid)
+        fprintf(stderr, "unexpectedly invalid: %s\n", r->reason);
+    CU_ASSERT_FATAL(r->valid);
+    CU_ASSERT_EQUAL(r->n_images, n_images);
+    CU_ASSERT(isfinite(r->time) && r->time > 0);
+    CU_ASSERT(r->compile_ms > 0 && r->wall_ms >= r->compile_ms);
+    for (int i = 0; i < r->n_images; i++) {
+        CU_ASSERT(r->images[i].t_exact_ms > 0 && r->images[i].t_cand_ms > 0);
+        CU_ASSERT(r->images[i].runs >= 1);
+    }
+}
+
+static void expect_invalid(const pf_eval_record *r, const char *why)
+{
+    CU_ASSERT(!r->valid);
+    CU_ASSERT(isinf(r->time) && isinf(r->error));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->reason);
+    if (!strstr(r->reason, why))
+        fprintf(stderr, "reason '%s' lacks '%s'\n", r->reason, why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r->reason, why));
+}
+
+static void test_pool_measures_and_survives_failures(void)
+{
+    setenv(PF_SEARCH_TEST_HOOK_ENV, "crash:step 2", 1);
+    pf_eval_config cfg;
+    st_blur_config(&cfg, 1);
+    pf_pool_options opt = { 2, 60000 };
+    pf_error err;
+    pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
+    if (!ev)
+        fprintf(stderr, "%s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pf_evaluator_describe(ev), "flock"));
+    const char *texts[] = { EXACT, GRID, CRASH, EXACT "loop_output bogus 1\n", EXACT };
+    pf_eval_record r[5];
+    evaluate(ev, texts, 5, r);
+    expect_valid_record(&r[0], 1);
+    CU_ASSERT_EQUAL(r[0].error, 0.0);  /* the exact program against itself */
+    expect_valid_record(&r[1], 1);
+    CU_ASSERT(r[1].error > 0 && r[1].error < 5);
+    CU_ASSERT(r[1].psnr > 20 && r[1].ssim > 0.5 && r[1].ssim <= 1);
+    expect_invalid(&r[2], "crashed");
+    expect_invalid(&r[3], "schedule refused");
+    expect_valid_record(&r[4], 1);  /* the pool went on after the crash */
+    CU_ASSERT_EQUAL(pf_pool_spawned(ev), 3);  /* one restart */
+    for (int i = 0; i < 5; i++)
+        pf_record_free(&r[i]);
+    pf_evaluator_destroy(ev);
+    pf_eval_config_free(&cfg);
+    unsetenv(PF_SEARCH_TEST_HOOK_ENV);
+}
+
+static void test_hang_times_out(void)
+{
+    setenv(PF_SEARCH_TEST_HOOK_ENV, "hang:step 3", 1);
+    pf_eval_config cfg;
+    st_blur_config(&cfg, 1);
+    pf_pool_options opt = { 1, 60000 };
+    pf_error err;
+    pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    const char *texts[] = { HANG, EXACT };
+    pf_eval_record r[2];
+    evaluate(ev, texts, 2, r);
+    expect_invalid(&r[0], "timed out");
+    expect_valid_record(&r[1], 1);
+    pf_record_free(&r[0]);
+    pf_record_free(&r[1]);
+    pf_evaluator_destroy(ev);
+    /* The watchdog: a silent worker (here: a hang with no alarm limit to speak of). */
+    setenv(PF_SEARCH_TEST_HOOK_ENV, "hang:step 3", 1);
+    cfg.timeout_min_ms = 1e8;
+    opt.watchdog_ms = 1500;
+    ev = pf_pool_new(&cfg, &opt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    evaluate(ev, texts, 1, r);
+    expect_invalid(&r[0], "silent");
+    pf_record_free(&r[0]);
+    pf_evaluator_destroy(ev);
+    pf_eval_config_free(&cfg);
+    unsetenv(PF_SEARCH_TEST_HOOK_ENV);
+}
+
+static void test_nan_output_is_invalid(void)
+{
+    setenv(PF_SEARCH_TEST_HOOK_ENV, "nan:step 4", 1);
+    pf_eval_config cfg;
+    st_blur_config(&cfg, 2);
+    pf_pool_options opt = { 1, 60000 };
+    pf_error err;
+    pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    const char *texts[] = { NANS, EXACT "loop_output step 2\n" };
+    pf_eval_record r[2];
+    evaluate(ev, texts, 2, r);
+    expect_invalid(&r[0], "non-finite");
+    expect_valid_record(&r[1], 2);  /* loop perforation leaves black rows: a large error */
+    CU_ASSERT(r[1].error > 5);
+    pf_record_free(&r[0]);
+    pf_record_free(&r[1]);
+    pf_evaluator_destroy(ev);
+    pf_eval_config_free(&cfg);
+    unsetenv(PF_SEARCH_TEST_HOOK_ENV);
+}
+
+static void test_bad_program_fails_the_pool(void)
+{
+    pf_eval_config cfg;
+    st_blur_config(&cfg, 1);
+    free(cfg.program);
+    cfg.program = strdup(pf_test_tmp("missing.pf"));
+    pf_pool_options opt = { 1, 60000 };
+    pf_error err;
+    CU_ASSERT_PTR_NULL(pf_pool_new(&cfg, &opt, &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing.pf"));
+    pf_eval_config_free(&cfg);
+}
+
+static void test_record_json_round_trip(void)
+{
+    pf_eval_record r, s;
+    pf_record_init(&r);
+    r.id = 42;
+    r.set = PF_SET_TEST;
+    r.schedule = strdup(GRID);
+    r.valid = true;
+    r.time = 0.25;
+    r.error = 1.5;
+    r.psnr = 31.25;
+    r.ssim = 0.875;
+    r.n_images = 2;
+    r.images = calloc(2, sizeof *r.images);
+    r.images[1] = (pf_eval_image){ 2.5, 0.625, 0.25, 1.5, 31.25, 0.875, 8 };
+    r.generation = 3;
+    char *json = pf_record_to_json(&r);
+    CU_ASSERT_PTR_NULL(strchr(json, '\n'));  /* one line */
+    CU_ASSERT_EQUAL(pf_record_from_json(json, &s, NULL), 0);
+    CU_ASSERT(s.id == 42 && s.set == PF_SET_TEST && s.valid && s.generation == 3);
+    CU_ASSERT_STRING_EQUAL(s.schedule, GRID);
+    CU_ASSERT(s.time == 0.25 && s.error == 1.5 && s.n_images == 2 && s.images[1].runs == 8);
+    CU_ASSERT(s.images[1].t_exact_ms == 2.5);
+    pf_record_free(&s);
+    free(json);
+    pf_record_set_invalid(&r, "crashed: %s", "signal 11");
+    json = pf_record_to_json(&r);
+    CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"time\":null"));  /* +inf is null, not Infinity */
+    CU_ASSERT_EQUAL(pf_record_from_json(json, &s, NULL), 0);
+    CU_ASSERT(!s.valid && isinf(s.time) && strcmp(s.reason, "crashed: signal 11") == 0);
+    pf_record_free(&s);
+    free(json);
+    pf_record_free(&r);
+    CU_ASSERT_EQUAL(pf_record_from_json("{\"id\": 1", &s, NULL), -1);
+}
+
+PF_TEST_SUITE(search_evaluate, PF_TEST(test_record_json_round_trip),
+              PF_TEST(test_pool_measures_and_survives_failures), PF_TEST(test_hang_times_out),
+              PF_TEST(test_nan_output_is_invalid), PF_TEST(test_bad_program_fails_the_pool))

@@ -1,0 +1,269 @@
+/* The genome operators: every random, mutated and crossed genome of every app in every mode is
+ * valid and round-trips through its text; modes restrict the genes; a seed replays the same
+ * genomes; execution genes reach compute-at. */
+#include "perforate/exec.h"
+#include "search/ga.h"
+#include "search/genome.h"
+#include "tests/harness/harness.h"
+#include "tests/search/search_test_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Valid, and its canonical text parses back to an equal schedule. */
+static void expect_valid(const pf_program *p, const pf_schedule *s)
+{
+    pf_error err;
+    int rc = pf_schedule_validate(p, s, &err);
+    if (rc)
+        fprintf(stderr, "invalid genome: %s\n", err.msg);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    char *text = pf_schedule_text(p, s);
+    pf_schedule t;
+    rc = pf_schedule_parse(p, text, "<genome>", &t, &err);
+    if (rc)
+        fprintf(stderr, "%s\n%s", err.msg, text);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    CU_ASSERT(pf_schedule_equal(s, &t));
+    pf_schedule_free(&t);
+    free(text);
+}
+
+static bool is_perf(pf_gene_kind k)
+{
+    return k == PF_GENE_STEP || k == PF_GENE_FIRST || k == PF_GENE_LAST || k == PF_GENE_RANDOM;
+}
+
+/* The mode's gene space: loop mode has loop perforation only; grid mode has grid sampling on
+ * stages; for loops always take loop perforation. */
+static void expect_mode(const pf_genome_ctx *c, const pf_schedule *s)
+{
+    for (int i = 0; i < s->n_loops; i++) {
+        pf_gene_kind k = s->approx[i].kind;
+        if (k == PF_GENE_EXACT)
+            continue;
+        bool ok;
+        if (c->p.mode == PF_MODE_LOOP || c->info[i].kind == PF_PERFORABLE_FOR)
+            ok = is_perf(k);
+        else if (c->p.mode == PF_MODE_GRID)
+            ok = k == PF_GENE_GRID;
+        else
+            ok = !is_perf(k);
+        CU_ASSERT(ok);
+    }
+}
+
+/* A chain of operators: initial genomes, mutations of them, crossovers of pairs. */
+static void exercise(const pf_program *p, pf_search_mode mode, uint64_t seed, int rounds)
+{
+    pf_genome_params gp = pf_genome_params_default();
+    gp.mode = mode;
+    gp.hints = seed % 2;
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, p, &gp);
+    pf_rng r;
+    pf_rng_seed(&r, seed);
+    pf_schedule a, b, child;
+    pf_genome_initial(&c, &r, &a);
+    pf_genome_initial(&c, &r, &b);
+    for (int i = 0; i < rounds; i++) {
+        pf_genome_mutate(&c, &r, i % 2 ? &a : &b);
+        expect_valid(p, i % 2 ? &a : &b);
+        expect_mode(&c, i % 2 ? &a : &b);
+        pf_genome_crossover(&c, &r, &a, &b, &child);
+        expect_valid(p, &child);
+        expect_mode(&c, &child);
+        pf_schedule_free(&b);
+        b = child;
+    }
+    pf_schedule_free(&a);
+    pf_schedule_free(&b);
+    pf_genome_ctx_free(&c);
+}
+
+static void test_every_genome_is_valid(void)
+{
+    for (int a = 0; st_apps[a]; a++) {
+        pf_program *p = st_load_app(st_apps[a]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        for (int mode = 0; mode < PF_MODE_COUNT; mode++)
+            for (uint64_t seed = 1; seed <= 6; seed++)
+                exercise(p, (pf_search_mode)mode, seed * 7919 + (uint64_t)a, 60);
+        pf_program_free(p);
+    }
+}
+
+static void test_random_genes_fit_each_loop(void)
+{
+    for (int a = 0; st_apps[a]; a++) {
+        pf_program *p = st_load_app(st_apps[a]);
+        pf_genome_params gp = pf_genome_params_default();
+        gp.hints = false;
+        pf_genome_ctx c;
+        pf_genome_ctx_init(&c, p, &gp);
+        pf_rng r;
+        pf_rng_seed(&r, 99);
+        int approximated = 0;
+        for (int loop = 0; loop < p->n_loops; loop++)
+            for (int i = 0; i < 200; i++) {
+                pf_approx_gene g;
+                pf_genome_random_gene(&c, &r, loop, &g);
+                CU_ASSERT_EQUAL(pf_gene_validate(p, loop, &g, NULL), 0);
+                approximated += g.kind != PF_GENE_EXACT;
+            }
+        CU_ASSERT_EQUAL(approximated, 200 * p->n_loops);  /* every loop has some template */
+        pf_genome_ctx_free(&c);
+        pf_program_free(p);
+    }
+}
+
+/* The released parameter ranges, seen on many blur genes. */
+static void test_gene_ranges(void)
+{
+    pf_program *p = st_load_app("blur");
+    pf_genome_params gp = pf_genome_params_default();
+    gp.hints = false;
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, p, &gp);
+    pf_rng r;
+    pf_rng_seed(&r, 5);
+    int kinds[PF_GENE_KIND_COUNT] = { 0 }, on_demand = 0;
+    for (int i = 0; i < 3000; i++) {
+        pf_approx_gene g;
+        pf_genome_random_gene(&c, &r, 0, &g);
+        kinds[g.kind]++;
+        on_demand += g.on_demand;
+        if (g.kind == PF_GENE_GRID)
+            for (int d = 0; d < g.n_spacing; d++)
+                CU_ASSERT(g.spacing[d] == 1 || g.spacing[d] == 2 || g.spacing[d] == 4 ||
+                          g.spacing[d] == 8);
+        if (g.kind == PF_GENE_ADAPTIVE || g.kind == PF_GENE_IMPORTANCE)
+            CU_ASSERT(g.frac >= 0.025 && g.frac <= 0.95);
+        if (g.kind == PF_GENE_IMPORTANCE)
+            CU_ASSERT(g.sigma_imp >= 1.0 / 150 - 1e-9 && g.sigma_imp <= 1.0 / 32 + 1e-9);
+        if (g.recon == PF_RECON_GAUSSIAN || g.recon == PF_RECON_GAUSSIAN_SV)
+            CU_ASSERT(g.sigma >= 0.25 && g.sigma <= 3.0);
+    }
+    /* Six templates: importance 3/6, grid 2/6 (one of them on demand), adaptive 1/6. */
+    CU_ASSERT(kinds[PF_GENE_IMPORTANCE] > 1300 && kinds[PF_GENE_IMPORTANCE] < 1700);
+    CU_ASSERT(kinds[PF_GENE_ADAPTIVE] > 380 && kinds[PF_GENE_ADAPTIVE] < 620);
+    CU_ASSERT(on_demand > 380 && on_demand < 620);
+    pf_genome_ctx_free(&c);
+    pf_program_free(p);
+}
+
+/* A sequence of operator texts for a seed. */
+static char *trace(const pf_program *p, uint64_t seed)
+{
+    pf_genome_params gp = pf_genome_params_default();
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, p, &gp);
+    pf_rng r;
+    pf_rng_seed(&r, seed);
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_schedule a, b;
+    pf_genome_initial(&c, &r, &a);
+    pf_genome_initial(&c, &r, &b);
+    for (int i = 0; i < 50; i++) {
+        pf_genome_mutate(&c, &r, &a);
+        pf_schedule child;
+        pf_genome_crossover(&c, &r, &a, &b, &child);
+        pf_schedule_free(&b);
+        b = child;
+        pf_schedule_print(p, &b, &sb);
+    }
+    pf_schedule_free(&a);
+    pf_schedule_free(&b);
+    pf_genome_ctx_free(&c);
+    return pf_sb_take(&sb);
+}
+
+static void test_seed_replays(void)
+{
+    pf_program *p = st_load_app("demosaic");
+    char *x = trace(p, 42), *y = trace(p, 42), *z = trace(p, 43);
+    CU_ASSERT_STRING_EQUAL(x, y);
+    CU_ASSERT(strcmp(x, z) != 0);
+    free(x);
+    free(y);
+    free(z);
+    pf_program_free(p);
+}
+
+/* Execution genes: drawn, and compute-at is reachable (loop_temp at loop_output in blur). */
+static void test_exec_genes_reach_compute_at(void)
+{
+    pf_program *p = st_load_app("blur");
+    pf_genome_params gp = pf_genome_params_default();
+    gp.exec_rate = 1.0;
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, p, &gp);
+    pf_rng r;
+    pf_rng_seed(&r, 3);
+    pf_schedule s;
+    pf_schedule_init(&s, p);
+    int at = 0, set = 0;
+    for (int i = 0; i < 400; i++) {
+        pf_genome_mutate(&c, &r, &s);
+        expect_valid(p, &s);
+        set += s.exec[0].set || s.exec[1].set;
+        at += s.exec[0].at == 1;
+    }
+    CU_ASSERT(set > 100);
+    CU_ASSERT(at > 0);
+    pf_schedule_free(&s);
+    pf_genome_params none = pf_genome_params_default();
+    none.exec_rate = 0;
+    pf_genome_ctx_free(&c);
+    pf_genome_ctx_init(&c, p, &none);
+    for (int i = 0; i < 100; i++) {
+        pf_genome_initial(&c, &r, &s);
+        pf_genome_mutate(&c, &r, &s);
+        CU_ASSERT(!s.exec[0].set && !s.exec[1].set);
+        pf_schedule_free(&s);
+    }
+    pf_genome_ctx_free(&c);
+    pf_program_free(p);
+}
+
+/* Crossover takes a contiguous run of loops from one parent and never all of them. */
+static void test_crossover_two_points(void)
+{
+    pf_program *p = st_load_app("demosaic");  /* 13 loops */
+    pf_genome_params gp = pf_genome_params_default();
+    gp.exec_rate = 0;
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, p, &gp);
+    pf_rng r;
+    pf_rng_seed(&r, 11);
+    pf_schedule a, b;
+    pf_schedule_init(&a, p);
+    pf_schedule_init(&b, p);
+    for (int i = 0; i < p->n_loops; i++) {  /* a: step 2 everywhere, b: step 3 */
+        a.approx[i] = (pf_approx_gene){ .kind = PF_GENE_STEP, .step = 2 };
+        b.approx[i] = (pf_approx_gene){ .kind = PF_GENE_STEP, .step = 3 };
+    }
+    for (int t = 0; t < 500; t++) {
+        pf_schedule child;
+        pf_genome_crossover(&c, &r, &a, &b, &child);
+        int changes = 0, from_b = 0;
+        for (int i = 0; i < p->n_loops; i++) {
+            from_b += child.approx[i].step == 3;
+            changes += i > 0 && child.approx[i].step != child.approx[i - 1].step;
+        }
+        CU_ASSERT(changes <= 2);
+        CU_ASSERT(from_b > 0 && from_b < p->n_loops);
+        pf_schedule_free(&child);
+    }
+    pf_schedule_free(&a);
+    pf_schedule_free(&b);
+    pf_genome_ctx_free(&c);
+    pf_program_free(p);
+}
+
+PF_TEST_SUITE(search_genome, PF_TEST(test_every_genome_is_valid),
+              PF_TEST(test_random_genes_fit_each_loop), PF_TEST(test_gene_ranges),
+              PF_TEST(test_seed_replays), PF_TEST(test_exec_genes_reach_compute_at),
+              PF_TEST(test_crossover_two_points))

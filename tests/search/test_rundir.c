@@ -1,0 +1,253 @@
+/* The run directory: append-only evaluations.jsonl (a torn last line is cut, others kept),
+ * checkpoints, the cache, and resume after SIGKILL: a run killed mid-generation and resumed
+ * ends exactly like an uninterrupted one (fake evaluator), and a real pooled run survives the
+ * same treatment. */
+#include "base/fileio.h"
+#include "cluster/pool.h"
+#include "results/rundir.h"
+#include "results/tune.h"
+#include "tests/harness/harness.h"
+#include "tests/search/search_test_util.h"
+
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void small_config(pf_tune_config *c, int population, int generations)
+{
+    pf_tune_config_default(c);
+    st_blur_config(&c->eval, 1);
+    c->ga.population = population;
+    c->ga.generations = generations;
+    c->ga.seed = 2016;
+}
+
+static char *run_file(const char *dir, const char *name)
+{
+    char *path = pf_run_path(dir, name), *text = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        rewind(f);
+        text = calloc((size_t)n + 1, 1);
+        CU_ASSERT_EQUAL(fread(text, 1, (size_t)n, f), (size_t)n);
+        fclose(f);
+    }
+    free(path);
+    return text;
+}
+
+/* A whole run with the fake evaluator; returns the submissions. */
+static long fake_run(const char *dir, const pf_tune_config *cfg, bool resume, int stop_after)
+{
+    long submitted = 0;
+    pf_error err;
+    pf_tune *t = resume ? pf_tune_resume(dir, 0, &err) : pf_tune_create(dir, cfg, &err);
+    if (!t)
+        fprintf(stderr, "%s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    pf_evaluator *ev = st_fake_evaluator(resume ? 0 : 3, &submitted);
+    pf_tune_hooks hooks = { NULL, NULL, NULL, stop_after };
+    int rc = pf_tune_run(t, ev, &hooks, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    CU_ASSERT_EQUAL(rc, 0);
+    pf_evaluator_destroy(ev);
+    pf_tune_free(t);
+    return submitted;
+}
+
+/* Every line parses; no train genome was measured twice. */
+static void check_log(const char *dir, long *train_lines)
+{
+    char *text = run_file(dir, PF_RUN_EVALUATIONS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    pf_strmap seen[PF_SET_COUNT];
+    pf_strmap_init(&seen[0]);
+    pf_strmap_init(&seen[1]);
+    *train_lines = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        pf_eval_record r;
+        CU_ASSERT_EQUAL_FATAL(pf_record_from_json(line, &r, NULL), 0);
+        CU_ASSERT(pf_strmap_add(&seen[r.set], r.schedule, 0));
+        *train_lines += r.set == PF_SET_TRAIN;
+        pf_record_free(&r);
+    }
+    pf_strmap_free(&seen[0]);
+    pf_strmap_free(&seen[1]);
+    free(text);
+}
+
+static char *population_of(const char *dir)
+{
+    char *path = pf_run_path(dir, PF_RUN_CHECKPOINT);
+    json_object *o = pf_run_read_json(path, NULL), *ga, *pop;
+    free(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    CU_ASSERT(json_object_object_get_ex(o, "ga", &ga));
+    CU_ASSERT(json_object_object_get_ex(ga, "population", &pop));
+    char *s = strdup(json_object_to_json_string(pop));
+    json_object_put(o);
+    return s;
+}
+
+static void test_log_appends_and_cuts_torn_lines(void)
+{
+    const char *dir = pf_test_tmp("log");
+    pf_error err;
+    CU_ASSERT_EQUAL(pf_mkdir_p(dir, &err), 0);
+    pf_run_log log;
+    CU_ASSERT_EQUAL_FATAL(pf_run_log_open(&log, dir, NULL, NULL, &err), 0);
+    pf_eval_record r;
+    pf_record_init(&r);
+    r.schedule = strdup("# perfora schedule 1\n");
+    r.images = NULL;
+    for (int i = 0; i < 3; i++) {
+        r.id = i;
+        CU_ASSERT_EQUAL(pf_run_log_append(&log, &r, &err), 0);
+    }
+    pf_run_log_close(&log);
+    char *path = pf_run_path(dir, PF_RUN_EVALUATIONS);
+    FILE *f = fopen(path, "a");
+    fputs("{\"id\": 3, \"sched", f);  /* what a kill in the middle of a write leaves */
+    fclose(f);
+    CU_ASSERT_EQUAL_FATAL(pf_run_log_open(&log, dir, NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(log.lines, 3);
+    r.id = 4;
+    CU_ASSERT_EQUAL(pf_run_log_append(&log, &r, &err), 0);
+    pf_run_log_close(&log);
+    CU_ASSERT_EQUAL(st_count_lines(path), 4);
+    CU_ASSERT_EQUAL_FATAL(pf_run_log_open(&log, dir, NULL, NULL, &err), 0);
+    CU_ASSERT_EQUAL(log.lines, 4);
+    pf_run_log_close(&log);
+    f = fopen(path, "r+");  /* a bad line that is not the last one is an error */
+    fputs("xx", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(pf_run_log_open(&log, dir, NULL, NULL, &err), -1);
+    free(path);
+    pf_record_free(&r);
+}
+
+static void test_run_files_and_cache(void)
+{
+    const char *dir = pf_test_tmp("run-a");
+    pf_tune_config cfg;
+    small_config(&cfg, 8, 4);
+    long n = fake_run(dir, &cfg, false, 0);
+    long lines;
+    check_log(dir, &lines);
+    CU_ASSERT_EQUAL(n, st_count_lines(pf_run_path(dir, PF_RUN_EVALUATIONS)));
+    /* N, then N - floor(0.3 N) per generation, unless a tiny space ran out of new genomes. */
+    CU_ASSERT(lines > 8 && lines <= 8 + 3 * (8 - 2));
+    char *train = run_file(dir, PF_RUN_FRONTIER_TRAIN), *test = run_file(dir,
+                                                                         PF_RUN_FRONTIER_TEST);
+    CU_ASSERT_PTR_NOT_NULL(train);
+    CU_ASSERT_PTR_NOT_NULL(test);
+    CU_ASSERT(strncmp(test, "variant\ttrain_time", 18) == 0);
+    char *sched = run_file(dir, "frontier/variant-000.sched");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sched);
+    CU_ASSERT(strncmp(sched, "# perfora schedule 1\n", 21) == 0);
+    char *summary = run_file(dir, PF_RUN_SUMMARY);
+    CU_ASSERT_PTR_NOT_NULL(strstr(summary, "\"area\""));
+    /* Resuming a finished run measures nothing again: the test split is in the cache. */
+    CU_ASSERT_EQUAL(fake_run(dir, NULL, true, 0), 0);
+    free(train);
+    free(test);
+    free(sched);
+    free(summary);
+    pf_tune_config_free(&cfg);
+}
+
+/* Forks a run and kills it with SIGKILL once `lines` evaluations are on record. */
+static void kill_run_at(const char *dir, const pf_tune_config *cfg, long lines, bool real)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        pf_error err;
+        pf_tune *t = pf_tune_create(dir, cfg, &err);
+        long submitted = 0;
+        pf_pool_options opt = { 1, 60000 };
+        pf_evaluator *ev = real ? pf_pool_new(&cfg->eval, &opt, &err)
+                                : st_fake_evaluator(3, &submitted);
+        if (t && ev)
+            pf_tune_run(t, ev, NULL, &err);
+        _exit(3);  /* not reached in time */
+    }
+    char *path = pf_run_path(dir, PF_RUN_EVALUATIONS);
+    struct timespec ts = { 0, 1000000 };
+    while (st_count_lines(path) < lines)
+        nanosleep(&ts, NULL);
+    kill(pid, SIGKILL);
+    int status;
+    waitpid(pid, &status, 0);
+    CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    free(path);
+}
+
+static void test_resume_after_sigkill_matches_uninterrupted(void)
+{
+    const char *a = pf_test_tmp("run-whole"), *b = pf_test_tmp("run-killed");
+    pf_tune_config cfg;
+    small_config(&cfg, 10, 6);
+    long whole = fake_run(a, &cfg, false, 0);
+    kill_run_at(b, &cfg, 10 + 3, false);  /* in generation 1 */
+    char *cp = run_file(b, PF_RUN_CHECKPOINT);
+    CU_ASSERT_PTR_NOT_NULL(cp);  /* generation 0 was checkpointed */
+    CU_ASSERT_PTR_NOT_NULL(strstr(cp, "\"finished\":false"));
+    free(cp);
+    long before = st_count_lines(pf_run_path(b, PF_RUN_EVALUATIONS));
+    long resumed = fake_run(b, NULL, true, 0);
+    CU_ASSERT_EQUAL(before + resumed, whole);  /* nothing measured twice */
+    long la, lb;
+    check_log(a, &la);
+    check_log(b, &lb);
+    CU_ASSERT_EQUAL(la, lb);
+    char *pa = population_of(a), *pb = population_of(b);
+    CU_ASSERT_STRING_EQUAL(pa, pb);
+    char *fa = run_file(a, PF_RUN_FRONTIER_TEST), *fb = run_file(b, PF_RUN_FRONTIER_TEST);
+    CU_ASSERT_STRING_EQUAL(fa, fb);
+    free(pa);
+    free(pb);
+    free(fa);
+    free(fb);
+    pf_tune_config_free(&cfg);
+}
+
+/* The real thing, small: blur through the pool, killed in generation 1, resumed. */
+static void test_real_run_resumes(void)
+{
+    const char *dir = pf_test_tmp("run-real");
+    pf_tune_config cfg;
+    small_config(&cfg, 4, 3);
+    cfg.test = false;
+    kill_run_at(dir, &cfg, 4 + 1, true);
+    pf_error err;
+    pf_tune *t = pf_tune_resume(dir, 0, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    pf_pool_options opt = { 2, 60000 };
+    pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_EQUAL(pf_tune_run(t, ev, NULL, &err), 0);
+    pf_evaluator_destroy(ev);
+    pf_tune_free(t);
+    long lines;
+    check_log(dir, &lines);
+    CU_ASSERT(lines > 4 && lines <= 4 + 2 * (4 - 1));
+    char *cp = run_file(dir, PF_RUN_CHECKPOINT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(cp, "\"finished\":true"));
+    free(cp);
+    pf_tune_config_free(&cfg);
+}
+
+PF_TEST_SUITE(search_rundir, PF_TEST(test_log_appends_and_cuts_torn_lines),
+              PF_TEST(test_run_files_and_cache),
+              PF_TEST(test_resume_after_sigkill_matches_uninterrupted),
+              PF_TEST(test_real_run_resumes))
