@@ -58,6 +58,9 @@ struct quiet_stderr {
     int saved;
     quiet_stderr()
     {
+        saved = -1;
+        if (getenv("BENCH_HALIDE_VERBOSE"))
+            return;
         fflush(stderr);
         saved = dup(2);
         int fd = open("/dev/null", O_WRONLY);
@@ -66,6 +69,8 @@ struct quiet_stderr {
     }
     ~quiet_stderr()
     {
+        if (saved < 0)
+            return;
         fflush(stderr);
         dup2(saved, 2);
         close(saved);
@@ -208,9 +213,14 @@ std::string build_bilateral(hl_ctx *h, bool use_adams)
     const float ss = 4.0f, sr = 0.08f;
     const float k2 = 2.0f * sr * sr, kn = sr * std::sqrt(2.0f * PI_F);
     Var x("x"), y("y"), c("c"), i("i"), j("j"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
-    Func spatial("spatial"), cl("clamped"), sums("sums"), out("bilateral");
+    Func spatial("spatial"), sums("sums"), out("bilateral");
     spatial(i, j) = exp(-cast<float>(i * i + j * j) / (2.0f * ss * ss)) / (2.0f * PI_F * ss * ss);
-    cl = BoundaryConditions::repeat_edge(in, { { 0, W }, { 0, H }, { 0, 3 } });
+    // The clamp is written inline, not as BoundaryConditions::repeat_edge: Adams2019 computes
+    // a repeat_edge Func at an inner level of the RVar loop (compute_at sums r.y inner, store_at
+    // r.y outer), and Halide 14 then produces NaN for most pixels.
+    auto cl = [&](Expr px, Expr py, Expr ch) {
+        return in(clamp(px, 0, W - 1), clamp(py, 0, H - 1), ch);
+    };
     RDom r(-4, 9, -4, 9, "r");  // r.x: column offset (inner), r.y: row offset
     Expr xx = x + r.x, yy = y + r.y;
     Expr inside = xx >= 0 && xx < W && yy >= 0 && yy < H;
@@ -290,7 +300,10 @@ std::string build_bgrid(hl_ctx *h, bool use_adams)
                                                       { none, none } });
     // Slice: trilinear from the truncated lower corner, channel k = 0..2 values, 3 weight.
     Expr xf = cast<float>(x) / ss, yf = cast<float>(y) / ss, zf = yuv(x, y, 0) / sr;
-    Expr xi = cast<int>(xf), yi2 = cast<int>(yf), zi = cast<int>(zf);
+    // The clamps change nothing for inputs in [0, 1] (x / ss < GW - 1, Y / sr <= 10) but bound
+    // the reads, which Adams2019 requires ("unbounded producer-consumer relationship").
+    Expr xi = clamp(cast<int>(xf), 0, GW - 2), yi2 = clamp(cast<int>(yf), 0, GH - 2),
+         zi = clamp(cast<int>(zf), 0, NZ - 1);
     Expr fx = xf - cast<float>(xi), fy = yf - cast<float>(yi2), fz = zf - cast<float>(zi);
     auto lerp3 = [](Expr a, Expr b, Expr t) { return (1.0f - t) * a + t * b; };
     auto B3 = [&](int dx, int dy, int dz) { return g3(xi + dx, yi2 + dy, zi + dz, k); };
@@ -465,6 +478,7 @@ extern "C" int bench_hl_make(bench_app app, int use_adams, const bench_img *in,
             h->main_out = crop(h->out, r.x0, r.y0, r.x1, r.y1);
             for (const region &b : h->border_regions)
                 h->border_out.push_back(crop(h->out, b.x0, b.y0, b.x1, b.y1));
+            quiet_stderr q;  // Halide's storage-folding advice
             h->main.compile_jit(jit_target());
             if (h->border.defined())
                 h->border.compile_jit(jit_target());

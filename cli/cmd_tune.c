@@ -41,6 +41,7 @@ static const char tune_usage[] =
     "  --watchdog-s S        kill a worker silent for S seconds (600)\n"
     "  --param NAME=VALUE    override a param of the pipeline\n"
     "  --no-test             do not re-measure the frontier on the test split\n"
+    "  --no-extra-metrics    skip PSNR and SSIM (the Lab error alone is cheaper)\n"
     "  --quiet               no progress line\n";
 
 #define TUNE_MAX_PARAMS 16
@@ -179,6 +180,8 @@ static int flag(tune_args *a, const char *s)
         a->cfg.ga.genome.exec_rate = 0;
     else if (strcmp(s, "--quiet") == 0)
         a->quiet = true;
+    else if (strcmp(s, "--no-extra-metrics") == 0)
+        a->cfg.eval.extra_metrics = false;
     else
         return -1;
     return 0;
@@ -233,11 +236,13 @@ static void on_progress(void *ctx, const pf_tune_progress *p)
     progress_ctx *c = ctx;
     if (!c->tty || c->quiet)
         return;  /* not a terminal: the log lines say it */
-    char eta[32];
+    char eta[32], gen[32] = "";
     fmt_duration(p->eta_s, eta, sizeof eta);
-    fprintf(stderr, "\r\033[K%s gen %d/%d  evals %ld/%ld  %.2f/s  ETA %s  frontier %d  best "
-            "%.2fx at error <= %g", p->phase, p->generation, p->generations - 1, p->done,
-            p->total, p->per_second, eta, p->frontier, p->best_speedup, p->max_error);
+    if (p->generation >= 0)
+        snprintf(gen, sizeof gen, " gen %d/%d", p->generation, p->generations - 1);
+    fprintf(stderr, "\r\033[K%s%s  evals %ld/%ld  %.2f/s  ETA %s  frontier %d  best %.2fx at "
+            "error <= %g", p->phase, gen, p->done, p->total, p->per_second, eta, p->frontier,
+            p->best_speedup, p->max_error);
     fflush(stderr);
     c->line_open = true;
 }

@@ -276,7 +276,8 @@ static int pool_submit(pf_evaluator *ev, long id, pf_image_set set, const char *
     if (p->q_head > 0 && p->q_n == 0)
         p->q_head = 0;
     if (p->q_head + p->q_n == p->q_cap) {
-        memmove(p->queue, p->queue + p->q_head, sizeof *p->queue * (size_t)p->q_n);
+        if (p->q_n > 0)
+            memmove(p->queue, p->queue + p->q_head, sizeof *p->queue * (size_t)p->q_n);
         p->q_head = 0;
         if (p->q_n == p->q_cap) {
             p->q_cap = p->q_cap ? 2 * p->q_cap : 64;
@@ -330,8 +331,9 @@ static void describe(pool *p)
 {
     snprintf(p->description, sizeof p->description,
              "local pool of %d worker process%s (fork); a crash or hang kills only its worker, "
-             "which is restarted; timing serialized by flock(2) on %s: one timed section at a "
-             "time on this node while compiles overlap", p->jobs, p->jobs == 1 ? "" : "es",
+             "which is restarted; timing serialized by flock(2) on %s: one worker at a time on "
+             "this node runs generated code (timed and untimed calls), while compiles and error "
+             "metrics overlap", p->jobs, p->jobs == 1 ? "" : "es",
              p->cfg.lock_path ? p->cfg.lock_path : "(no lock: a single worker)");
 }
 

@@ -130,6 +130,14 @@ static aff of_bin(const aff_env *env, const ir_expr *e)
         if (b.ok && b.n == 0)
             return aff_scale(a, b.c);
         return bad();
+    case IR_MIN:
+    case IR_MAX: {
+        /* min(W - 8, W) is W - 8: comparable operands make a min or max affine */
+        int ge = (a.ok && b.ok) ? aff_ge(&a, &b) : -1;
+        if (ge < 0)
+            return bad();
+        return (ge == 1) == (e->op == IR_MAX) ? a : b;
+    }
     default:
         return bad();
     }

@@ -93,11 +93,13 @@ static int optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, p
     LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(mod, dl);
     LLVMDisposeTargetData(dl);
-    char passes[32];
+    char passes[512];
     snprintf(passes, sizeof passes, "default<O%d>", opt_level < 0 ? 3 : opt_level);
+    if (getenv("PF_LLVM_PASSES"))
+        snprintf(passes, sizeof passes, "%s", getenv("PF_LLVM_PASSES"));
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
-    LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
+    LLVMPassBuilderOptionsSetLoopVectorization(po, !getenv("PF_NO_LV"));
+    LLVMPassBuilderOptionsSetSLPVectorization(po, !getenv("PF_NO_SLP"));
     LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
     /* Pixels are independent: interleaving adds code without hiding any dependence. */
     LLVMPassBuilderOptionsSetLoopInterleaving(po, 0);

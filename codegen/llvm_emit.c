@@ -86,7 +86,7 @@ static void em_store(emit *e, const ir_stmt *s)
 
 /* Loop metadata: the unroll count a schedule asked for; scalar tails of vectorized loops are
  * neither vectorized nor unrolled again by LLVM. */
-static void loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail)
+void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail)
 {
     if (unroll <= 1 && !is_tail)
         return;
@@ -129,7 +129,7 @@ static void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_t
     v = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
     LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, v, step, ""), iv);
     LLVMValueRef br = LLVMBuildBr(e->b, head);
-    loop_metadata(e, br, s->unroll, is_tail);
+    em_loop_metadata(e, br, s->unroll, is_tail);
     LLVMPositionBuilderAtEnd(e->b, exit);
 }
 

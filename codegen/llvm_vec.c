@@ -468,11 +468,36 @@ static LLVMValueRef gather(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
     return LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, args, 4, "");
 }
 
+/* Whether x mentions only the lane variable and values from outside the body (so the scalar
+ * emitter can compute its lane-0 value). */
+static bool outside_only(const vec *v, const ir_expr *x)
+{
+    if (!x)
+        return true;
+    if ((x->kind == IR_VARREF || x->kind == IR_ALOAD) && x->var != v->lane &&
+        v->inside[x->var->id])
+        return false;
+    if (x->kind == IR_LOAD || x->kind == IR_CALL)
+        return false;
+    if (!outside_only(v, x->a) || !outside_only(v, x->b) || !outside_only(v, x->c))
+        return false;
+    for (int i = 0; i < x->n_args; i++)
+        if (!outside_only(v, x->args[i]))
+            return false;
+    return true;
+}
+
 /* The scalar element pointer of lane 0 for indices whose dimension 0 is affine with stride 1
- * and the others uniform. */
-static LLVMValueRef lane0_ptr(vec *v, const ir_buffer *buf, vval *iv)
+ * and the others uniform. When the indices only involve the lane variable and outside values,
+ * the scalar emitter computes it (64-bit offsets, row pointers shared between taps). */
+static LLVMValueRef lane0_ptr(vec *v, const ir_buffer *buf, vval *iv, ir_expr *const *ix)
 {
     emit *e = v->e;
+    bool simple = ix != NULL;
+    for (int d = 0; simple && d < buf->ndims; d++)
+        simple = outside_only(v, ix[d]);
+    if (simple)
+        return em_inside_ptr(e, buf, ix);
     LLVMValueRef idx[IR_MAX_DIMS];
     for (int d = 0; d < buf->ndims; d++)
         idx[d] = iv[d].v;
@@ -505,7 +530,7 @@ static vval vload(vec *v, const ir_expr *x)
         /* dimensions >= 1 are uniform: clamp them as scalars */
         bool other_clamps = (x->clamp_mask & ~1u) != 0;
         if (!other_clamps) {
-            LLVMValueRef p = lane0_ptr(v, buf, iv);
+            LLVMValueRef p = lane0_ptr(v, buf, iv, x->args);
             LLVMValueRef l = LLVMBuildLoad2(e->b, vtype(v, IR_F32), p, "");
             LLVMSetAlignment(l, 4);
             return vect(l);
@@ -685,7 +710,7 @@ static void vstore(vec *v, const ir_stmt *s)
         LLVMPositionBuilderAtEnd(e->b, st);
     }
     if (contiguous(buf, iv, s->check_mask & 1)) {
-        LLVMValueRef p = lane0_ptr(v, buf, iv);
+        LLVMValueRef p = lane0_ptr(v, buf, iv, s->idx);
         if (mask) {
             masked_store(v, val, p, mask, false);
         } else {
@@ -856,12 +881,17 @@ LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s)
     v.val = pf_xcalloc((size_t)e->irf->n_vars + 1, sizeof *v.val);
     v.vslot = pf_xcalloc((size_t)e->irf->n_vars + 1, sizeof *v.vslot);
     v.base = LLVMBuildAdd(e->b, lo, LLVMBuildMul(e->b, cur, em_i32(e, (int64_t)W * step), ""), "");
+    /* The scalar emitter (lane-0 addresses) reads the lane variable as its lane-0 value. */
+    LLVMValueRef lane_slot = entry_alloca(e, e->t_i32, s->var->name);
+    LLVMBuildStore(e->b, v.base, lane_slot);
+    e->var[s->var->id] = lane_slot;
     e->n_rows = 0;
     vstmt(&v, s->then_s);
     e->n_rows = 0;
     cur = LLVMBuildLoad2(e->b, e->t_i32, i, "");
     LLVMBuildStore(e->b, LLVMBuildAdd(e->b, cur, em_i32(e, 1), ""), i);
-    LLVMBuildBr(e->b, head);
+    /* Two vectors in flight hide the latency of a pixel's dependent chain of adds. */
+    em_loop_metadata(e, LLVMBuildBr(e->b, head), s->unroll > 1 ? s->unroll : 2, false);
     LLVMPositionBuilderAtEnd(e->b, exit);
     free(v.inside);
     free(v.val);

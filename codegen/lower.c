@@ -199,7 +199,8 @@ static void lower_items(lower_ctx *c, int from)
             lower_scalar(c, it);
             break;
         case PF_ITEM_STAGE:
-            lower_stage(c, it->stage);
+            if (c->exec[it->stage->index].at < 0)  /* else lowered inside its consumer */
+                lower_stage(c, it->stage);
             break;
         }
     }

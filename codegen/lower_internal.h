@@ -34,6 +34,12 @@ typedef struct lower_own {
     ir_expr *coord[IR_MAX_DIMS];   /* image coordinate (the stage variable) per dimension */
 } lower_own;
 
+/* The part of an image a compute-at producer must compute in the current consumer tile,
+ * inclusive, per dimension (NULL: everything). */
+typedef struct lower_region {
+    ir_expr *lo[IR_MAX_DIMS], *hi[IR_MAX_DIMS];
+} lower_region;
+
 typedef struct lower_ctx {
     ir_func *f;
     const pf_program *prog;
@@ -51,6 +57,7 @@ typedef struct lower_ctx {
     pf_error *err;
     bool failed;           /* a user-level error was recorded in err */
     struct pf_exec_gene *exec;  /* by stage index: the resolved execution gene */
+    const lower_region *region; /* while lowering a compute-at producer inside its consumer */
     int inline_depth;
     int n_tables;
     const_array_map tables[64];
@@ -71,6 +78,10 @@ void lower_stage(lower_ctx *c, const pf_stage *st);
 lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st);
 /* The storage buffer and grid of an on-demand image, created at its declaration. */
 void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img);
+/* lower_at.c: compute-at producers inside a consumer's y tile, and their restricted loops. */
+void lower_at_producers(lower_ctx *c, const pf_stage *st, ir_expr *ylo, ir_expr *yhi);
+void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_expr **hi,
+                       const ir_expr *step);
 /* Records a user-level error (first one wins) and returns a harmless expression. */
 ir_expr *lower_error(lower_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

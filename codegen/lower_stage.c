@@ -160,7 +160,8 @@ typedef struct nest_loop {
 /* The loops over the stage variables with the stage's execution gene applied: variable k-1
  * outermost, then (when tiled) the tile loops over y and x, then y and x; x innermost and, when
  * asked, vectorized; the outermost tile or row loop parallel. */
-static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loop *out)
+static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loop *out,
+                      int *ytile)
 {
     ir_func *f = c->f;
     const pf_stage *st = ns->st;
@@ -190,8 +191,12 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     }
     for (int d = k - 1; d >= 2; d--)
         out[n++] = loops[d];
-    for (int t = tiled - 1; t >= 0; t--)
+    *ytile = -1;
+    for (int t = tiled - 1; t >= 0; t--) {
+        if (t == 1 || (tiled == 1 && g->tile[0] == 0))
+            *ytile = n;
         out[n++] = tiles[t];
+    }
     for (int d = k >= 2 ? 1 : 0; d >= 0; d--)
         out[n++] = loops[d];
     if (g->vectorize > 1 && !ns->mask && !st->serial) {
@@ -210,14 +215,44 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     return n;
 }
 
-static ir_stmt *build_nest(lower_ctx *c, const nest_spec *ns, ir_var **vars)
+/* The producers scheduled at this stage, computed at the start of each y tile. */
+static ir_stmt *with_producers(lower_ctx *c, const nest_spec *ns, const nest_loop *yo,
+                               const nest_loop *y, ir_stmt *inner)
+{
+    ir_list body = { 0 }, *outer = c->out;
+    c->out = &body;
+    lower_at_producers(c, ns->st, ir_ref(c->f, yo->var), y->hi);
+    c->out = outer;
+    ir_list_push(c->f, &body, inner);
+    return ir_list_block(c->f, &body);
+}
+
+static bool has_producers(const lower_ctx *c, const pf_stage *st)
+{
+    for (int i = 0; i < c->prog->n_stages; i++)
+        if (c->exec[i].at == st->index)
+            return true;
+    return false;
+}
+
+static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
 {
     ir_func *f = c->f;
     nest_loop loops[IR_MAX_DIMS + 2];
-    int n = plan_loops(c, ns, vars, loops);
+    for (int d = 0; c->region && d < ns->st->n_vars; d++)
+        lower_at_restrict(c, ns->st, d, &ns->lo[d], &ns->hi[d], ns->step[d]);
+    int ytile;
+    int n = plan_loops(c, ns, vars, loops, &ytile);
     ir_stmt *nest = nest_body(c, ns, c->own.coord);
+    bool producers = ytile >= 0 && has_producers(c, ns->st);
     for (int i = n - 1; i >= 0; i--) {
         const nest_loop *l = &loops[i];
+        if (producers && i == ytile) {
+            int y = i + 1;
+            while (y < n && loops[y].var != vars[1])
+                y++;
+            nest = with_producers(c, ns, &loops[i], &loops[y], nest);
+        }
         nest = ir_for(f, l->var, l->lo, l->hi, l->step, l->kind, nest);
         nest->width = l->width;
         nest->unroll = l->unroll;

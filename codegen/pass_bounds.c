@@ -38,6 +38,8 @@ typedef struct split {
     int n;
     constraint c[MAX_CONSTRAINTS];
     int n_loads;             /* constraints that come from loads/stores */
+    int n_all;               /* every constraint found (n keeps the non-redundant ones) */
+    constraint all[MAX_CONSTRAINTS];
 } split;
 
 typedef struct bounds_ctx {
@@ -172,9 +174,9 @@ static void collect_stmt(bounds_ctx *b, split *sp, const ir_stmt *s)
 
 static const constraint *find(const split *sp, const void *site, int dim)
 {
-    for (int i = 0; i < sp->n; i++)
-        if (sp->c[i].site == site && sp->c[i].dim == dim)
-            return &sp->c[i];
+    for (int i = 0; i < sp->n_all; i++)
+        if (sp->all[i].site == site && sp->all[i].dim == dim)
+            return &sp->all[i];
     return NULL;
 }
 
@@ -295,12 +297,14 @@ static ir_expr *align_up(ir_func *f, ir_expr *t, ir_expr *lo, ir_expr *step)
 static ir_stmt *bounds_stmt(bounds_ctx *b, const ir_stmt *s);
 
 static ir_stmt *loop_copy(bounds_ctx *b, const ir_stmt *s, ir_expr *lo, ir_expr *hi,
-                          ir_stmt *body)
+                          ir_stmt *body, bool border)
 {
     ir_stmt *r = pf_arena_memdup(b->f->arena, s, sizeof *s);
     r->lo = lo;
     r->hi = hi;
     r->then_s = body;
+    if (border && r->loop_kind == IR_LOOP_VECTORIZED)
+        r->loop_kind = IR_LOOP_SERIAL;  /* a few border iterations: not worth vector code */
     r->no_split = true;  /* partitioned on its variable once; inner loops may still split */
     ir_subst sub;
     ir_subst_init(&sub, b->f);
@@ -376,12 +380,12 @@ static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
     aff slo = aff_of(&b->env, s->lo), shi = aff_add(aff_of(&b->env, s->hi), aff_const(-1));
     aff a_sym = symbolic_bound(b, s, sp, true), b_sym = symbolic_bound(b, s, sp, false);
     aff none = { 0 };
-    ir_list_push(f, &out, with_range(b, loop_copy(b, s, lo, pre_hi, s->then_s), slo,
+    ir_list_push(f, &out, with_range(b, loop_copy(b, s, lo, pre_hi, s->then_s, true), slo,
                                      a_sym.ok ? aff_add(a_sym, aff_const(-1)) : none));
     ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_lo, in_hi,
-                                                  interior_stmt(b, sp, s->then_s)),
+                                                  interior_stmt(b, sp, s->then_s), false),
                                      a_sym, b_sym));
-    ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_hi, hi, s->then_s),
+    ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_hi, hi, s->then_s, true),
                                      b_sym.ok ? aff_add(b_sym, aff_const(1)) : none, shi));
     b->splits++;
     return ir_list_block(f, &out);
@@ -403,6 +407,29 @@ static void keep_implied_comparisons(split *sp)
                             : aff_ge(&c->bound, &l->bound) == 1;
         }
         if (keep)
+            sp->c[k++] = *c;
+    }
+    sp->n = k;
+}
+
+/* Drops constraints implied by a tighter comparable one on the same side (x >= 8 makes x >= 7
+ * redundant), so the interior bounds are short min/max chains. */
+static void drop_redundant(split *sp)
+{
+    int k = 0;
+    for (int i = 0; i < sp->n; i++) {
+        const constraint *c = &sp->c[i];
+        bool redundant = false;
+        for (int j = 0; j < sp->n && !redundant; j++) {
+            const constraint *o = &sp->c[j];
+            if (j == i || o->lower != c->lower)
+                continue;
+            int ge = c->lower ? aff_ge(&o->bound, &c->bound) : aff_ge(&c->bound, &o->bound);
+            /* o is at least as tight; on ties keep the first */
+            int eq = aff_ge(&o->bound, &c->bound) == 1 && aff_ge(&c->bound, &o->bound) == 1;
+            redundant = ge == 1 && (!eq || j < i);
+        }
+        if (!redundant)
             sp->c[k++] = *c;
     }
     sp->n = k;
@@ -434,6 +461,9 @@ static ir_stmt *bounds_for(bounds_ctx *b, const ir_stmt *s)
         sp->inner_mark = mark;
         collect_stmt(b, sp, s->then_s);
         keep_implied_comparisons(sp);
+        sp->n_all = sp->n;
+        memcpy(sp->all, sp->c, sizeof *sp->c * (size_t)sp->n);
+        drop_redundant(sp);
         ir_stmt *r = worth_splitting(b, s, sp) ? split_loop(b, s, sp) : NULL;
         free(mark);
         free(sp);

@@ -4,6 +4,7 @@
 #include "base/noise.h"
 #include "reconstruct/stage_rt.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,38 @@ void pf_rt_sort_i32(int32_t *v, int32_t n)
     }
 }
 
+/* Element k of v[0 .. n-1] in ascending order (quickselect, median-of-three pivots). Without
+ * NaNs the k-th smallest value is unique, so this agrees with sorting; values equal in `<`
+ * (-0 and +0) are interchangeable for every later use. */
+static float select_kth(float *v, int32_t n, int32_t k)
+{
+    int32_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        int32_t mid = lo + (hi - lo) / 2;
+        float a = v[lo], b = v[mid], c = v[hi];
+        float pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        int32_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (pivot < v[j])
+                j--;
+            if (i <= j) {
+                float t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
 float pf_rt_median_f32(const float *v, int32_t n)
 {
     float tmp[4096];
@@ -76,8 +109,14 @@ float pf_rt_median_f32(const float *v, int32_t n)
         n = 1;
     if (n > 4096)
         n = 4096;
-    memcpy(tmp, v, sizeof *tmp * (size_t)n);
-    pf_rt_sort_f32(tmp, n);
+    bool nan = false;
+    for (int32_t i = 0; i < n; i++) {
+        tmp[i] = v[i];
+        nan |= v[i] != v[i];
+    }
+    if (!nan)
+        return select_kth(tmp, n, n / 2);
+    pf_rt_sort_f32(tmp, n);  /* NaNs: the stable insertion sort defines the order */
     return tmp[n / 2];
 }
 

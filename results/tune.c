@@ -4,6 +4,7 @@
 
 #include "base/arena.h"
 #include "base/fileio.h"
+#include "dataset/manifest.h"
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -149,6 +150,17 @@ static int create_files(pf_tune *t, const pf_tune_config *cfg, pf_error *err)
     if (exists)
         return pf_fail(err, "%s already holds a run (resume it with --resume %s, or choose "
                        "another --out)", t->dir, t->dir);
+    for (int s = 0; s < (cfg->test ? PF_SET_COUNT : 1); s++) {  /* fail before creating */
+        int n;
+        char **paths = pf_eval_image_list(&cfg->eval, (pf_image_set)s, &n, err);
+        if (!paths)
+            return -1;
+        pf_manifest_list_free(paths);
+    }
+    pf_program *prog = pf_load_program(cfg->eval.program, err);
+    if (!prog)
+        return -1;
+    pf_program_free(prog);
     if (pf_mkdir_p(t->dir, err) != 0 || copy_program(t, cfg->eval.program, err) != 0)
         return -1;
     char abs[PATH_MAX];
@@ -240,8 +252,6 @@ pf_tune *pf_tune_resume(const char *dir, int generations, pf_error *err)
         pf_tune_free(t);
         return NULL;
     }
-    pf_tune_log(t, "resumed after generation %d (%d evaluations on record)", t->ga.generation,
-                t->n_recs);
     return t;
 }
 

@@ -11,6 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Config numbers as people write them ("0.3", not "0.29999999999999999"). */
+static json_object *dbl(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.10g", v);
+    return json_object_new_double_s(v, buf);
+}
+
 void pf_tune_config_default(pf_tune_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -36,13 +44,13 @@ static json_object *ga_json(const pf_ga_params *p)
     json_object_object_add(o, "population", json_object_new_int(p->population));
     json_object_object_add(o, "generations", json_object_new_int(p->generations));
     json_object_object_add(o, "tournament", json_object_new_int(p->tournament));
-    json_object_object_add(o, "elite_frac", json_object_new_double(p->elite_frac));
-    json_object_object_add(o, "mutant_frac", json_object_new_double(p->mutant_frac));
+    json_object_object_add(o, "elite_frac", dbl(p->elite_frac));
+    json_object_object_add(o, "mutant_frac", dbl(p->mutant_frac));
     json_object_object_add(o, "seed", json_object_new_string(seed));
     json_object_object_add(o, "hints", json_object_new_boolean(p->genome.hints));
-    json_object_object_add(o, "exec_rate", json_object_new_double(p->genome.exec_rate));
-    json_object_object_add(o, "p_modify", json_object_new_double(p->genome.p_modify));
-    json_object_object_add(o, "p_accept_for", json_object_new_double(p->genome.p_accept_for));
+    json_object_object_add(o, "exec_rate", dbl(p->genome.exec_rate));
+    json_object_object_add(o, "p_modify", dbl(p->genome.p_modify));
+    json_object_object_add(o, "p_accept_for", dbl(p->genome.p_accept_for));
     return o;
 }
 
@@ -65,7 +73,7 @@ json_object *pf_tune_config_to_json(const pf_tune *t)
     json_object_object_add(o, "version", json_object_new_string(PF_VERSION));
     json_object_object_add(o, "program", json_object_new_string(c->source ? c->source : ""));
     json_object_object_add(o, "pipeline", json_object_new_string(t->prog->name));
-    json_object_object_add(o, "max_error", json_object_new_double(c->max_error));
+    json_object_object_add(o, "max_error", dbl(c->max_error));
     json_object_object_add(o, "test", json_object_new_boolean(c->test));
     json_object_object_add(o, "ga", ga_json(&c->ga));
     json_object_object_add(o, "evaluation", pf_eval_config_to_json(&c->eval));

@@ -241,6 +241,10 @@ int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_err
     t->t_start = now_ms();
     t->done_session = 0;
     pf_tune_log(t, "evaluator: %s", pf_evaluator_describe(ev));
+    if (t->ga.generation >= 0 || t->n_recs > 0)
+        pf_tune_log(t, "continuing after generation %d with %d evaluations on record%s",
+                    t->ga.generation, t->n_recs, t->finished ? " (the search was finished)"
+                                                             : "");
     pf_tune_log(t, "run: %s, mode %s, population %d, generations %d, seed %llu; time = mean "
                 "relative time over the training images vs the exact program with the default "
                 "execution schedule", t->cfg.source, pf_search_mode_name(t->cfg.ga.genome.mode),

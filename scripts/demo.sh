@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # All set-up, build, and perfora's main job on the bundled images: the paper's two-pass blur,
-# exact and with the paper's perforated variant, JIT-compiled and timed.
+# exact and with the paper's perforated variant, JIT-compiled and timed; then a short real
+# search (genetic algorithm, a few minutes on two cores) for its Pareto frontier of variants.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -12,3 +13,7 @@ photo=data/images/train/people_56_820x614.png
 ./build/perfora run apps/blur.pf --schedule apps/blur_paper.sched --in "$photo" \
     --out out/blur_perforated.png --time 10
 echo "demo: wrote out/blur_exact.png and out/blur_perforated.png"
+# The search: a fresh run directory each time (a killed run resumes with --resume out/blur-tune).
+rm -rf out/blur-tune
+./build/perfora tune apps/blur.pf --out out/blur-tune --resolution 256x192 \
+    --population 12 --generations 6 --seed 1

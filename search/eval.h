@@ -25,7 +25,8 @@ typedef struct pf_eval_image {
     double error;       /* the paper's mean Lab Delta E76 on 8-bit outputs */
     double psnr;        /* dB, capped at 100 (identical images) */
     double ssim;
-    int runs;           /* calls per timing sample (so a sample lasts >= min_sample_ms) */
+    int runs;           /* candidate calls per timing sample (a sample lasts >= min_sample_ms) */
+    int samples;        /* timing samples (1 for a candidate far slower than the exact one) */
 } pf_eval_image;
 
 /* The result of evaluating one candidate on one image set. */
@@ -34,7 +35,7 @@ typedef struct pf_eval_record {
     pf_image_set set;
     char *schedule;         /* canonical schedule text: the cache key */
     bool valid;
-    char *reason;           /* why invalid (compile error, crash, timeout, NaN ...); NULL if valid */
+    char *reason;           /* why invalid (compile error, crash, timeout, NaN...); NULL if valid */
     int n_images;
     pf_eval_image *images;  /* [n_images], in the order of the evaluator's image list */
     double time;            /* mean of rel_time over images (+inf when invalid) */

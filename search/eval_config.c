@@ -9,6 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Config numbers as people write them ("0.3", not "0.29999999999999999"). */
+static json_object *dbl(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.10g", v);
+    return json_object_new_double_s(v, buf);
+}
+
 void pf_eval_config_default(pf_eval_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -66,9 +74,9 @@ json_object *pf_eval_config_to_json(const pf_eval_config *c)
     json_object_object_add(o, "max_images", json_object_new_int(c->max_images));
     json_object_object_add(o, "backend", json_object_new_string(pf_backend_name(c->backend)));
     json_object_object_add(o, "samples", json_object_new_int(c->samples));
-    json_object_object_add(o, "min_sample_ms", json_object_new_double(c->min_sample_ms));
-    json_object_object_add(o, "timeout_factor", json_object_new_double(c->timeout_factor));
-    json_object_object_add(o, "timeout_min_ms", json_object_new_double(c->timeout_min_ms));
+    json_object_object_add(o, "min_sample_ms", dbl(c->min_sample_ms));
+    json_object_object_add(o, "timeout_factor", dbl(c->timeout_factor));
+    json_object_object_add(o, "timeout_min_ms", dbl(c->timeout_min_ms));
     json_object_object_add(o, "lock_path", str_or_null(c->lock_path));
     json_object_object_add(o, "extra_metrics", json_object_new_boolean(c->extra_metrics));
     return o;

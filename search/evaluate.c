@@ -55,8 +55,10 @@ static void run_hook(const pf_eval_worker *w, const char *schedule, pf_io *io)
 {
     if (!w->hook_text || !strstr(schedule, w->hook_text))
         return;
-    if (strcmp(w->hook_kind, "crash") == 0)
+    if (strcmp(w->hook_kind, "crash") == 0) {
+        signal(SIGSEGV, SIG_DFL);  /* a plain crash, even under a sanitizer's handler */
         raise(SIGSEGV);
+    }
     if (strcmp(w->hook_kind, "hang") == 0)
         for (;;)
             pause();
@@ -69,6 +71,8 @@ static void run_hook(const pf_eval_worker *w, const char *schedule, pf_io *io)
 typedef struct candidate {
     pf_schedule sched;
     pf_variant *variant;
+    pf_image **outs;  /* [image * PF_IO_MAX + output]: copies of the first call's outputs */
+    int n_outs;
 } candidate;
 
 static int build(pf_eval_worker *w, const char *text, candidate *c, pf_eval_record *out)
@@ -112,22 +116,22 @@ static bool outputs_finite(const pf_io *io)
 }
 
 /* Error of the outputs against the references, averaged over outputs. */
-static int measure_error(const pf_eval_worker *w, eval_image *im, pf_eval_image *m,
-                         pf_error *err)
+static int measure_error(const pf_eval_worker *w, eval_image *im, pf_image *const *outs,
+                         pf_eval_image *m, pf_error *err)
 {
     double e = 0, p = 0, s = 0;
     int n = im->io.n_out;
     for (int o = 0; o < n; o++) {
         double v;
-        if (pf_metric_lab_de76_paper(im->io.out[o], im->ref[o], &v, err))
+        if (pf_metric_lab_de76_paper(outs[o], im->ref[o], &v, err))
             return -1;
         e += v;
         if (!w->cfg.extra_metrics)
             continue;
-        if (pf_metric_psnr(im->io.out[o], im->ref[o], &v, err))
+        if (pf_metric_psnr(outs[o], im->ref[o], &v, err))
             return -1;
         p += v > 100 ? 100 : v;
-        if (pf_metric_ssim(im->io.out[o], im->ref[o], &v, err) == 0)
+        if (pf_metric_ssim(outs[o], im->ref[o], &v, err) == 0)
             s += v;
         else
             s = NAN;  /* an image below 11 pixels has no SSIM */
@@ -138,37 +142,50 @@ static int measure_error(const pf_eval_worker *w, eval_image *im, pf_eval_image 
     return 0;
 }
 
-/* First (untimed) call per image: the outputs, their error, NaN/Inf detection. */
+/* First (untimed) call per image, under the timing lock: NaN/Inf detection, and a copy of the
+ * outputs (the timed calls overwrite them) for the error metrics after the lock. */
 static int outputs_phase(pf_eval_worker *w, eval_set *set, candidate *c, const char *text,
                          pf_eval_record *out)
 {
     pf_error err;
-    for (int i = 0; i < set->n; i++) {
+    c->n_outs = set->n * PF_IO_MAX;
+    c->outs = pf_xcalloc((size_t)c->n_outs, sizeof *c->outs);
+    double t0 = pf_now_ms();
+    int rc = 0;
+    for (int i = 0; i < set->n && rc == 0; i++) {
         eval_image *im = &set->img[i];
-        double t0 = pf_now_ms();
         arm(w, limit_ms(w, im->t_exact_ms, 1));
-        int rc = pf_variant_run(c->variant, im->io.buf, &err);
+        rc = pf_variant_run(c->variant, im->io.buf, &err);
         run_hook(w, text, &im->io);
         disarm(w);
-        out->run_ms += pf_now_ms() - t0;
         if (rc != 0) {
             pf_record_set_invalid(out, "run error on %s: %s", im->name, err.msg);
-            return -1;
-        }
-        if (!outputs_finite(&im->io)) {
+        } else if (!outputs_finite(&im->io)) {
             pf_record_set_invalid(out, "non-finite output (NaN or Inf) on %s", im->name);
-            return -1;
+            rc = -1;
         }
-        t0 = pf_now_ms();
-        rc = measure_error(w, im, &out->images[i], &err);
-        out->error_ms += pf_now_ms() - t0;
-        if (rc != 0) {
-            pf_record_set_invalid(out, "error metric on %s: %s", im->name, err.msg);
-            return -1;
-        }
+        for (int o = 0; rc == 0 && o < im->io.n_out; o++)
+            c->outs[i * PF_IO_MAX + o] = pf_image_clone(im->io.out[o]);
     }
+    out->run_ms = pf_now_ms() - t0;
     beat(w, "outputs");
-    return 0;
+    return rc;
+}
+
+/* The error metrics of every image, outside the lock (they run no generated code). */
+static int error_phase(pf_eval_worker *w, eval_set *set, candidate *c, pf_eval_record *out)
+{
+    pf_error err;
+    double t0 = pf_now_ms();
+    int rc = 0;
+    for (int i = 0; i < set->n && rc == 0; i++) {
+        eval_image *im = &set->img[i];
+        rc = measure_error(w, im, c->outs + i * PF_IO_MAX, &out->images[i], &err);
+        if (rc != 0)
+            pf_record_set_invalid(out, "error metric on %s: %s", im->name, err.msg);
+    }
+    out->error_ms = pf_now_ms() - t0;
+    return rc;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -200,49 +217,61 @@ static double time_calls(pf_eval_worker *w, pf_variant *v, eval_image *im, int c
     return rc == 0 ? t : -1;
 }
 
-/* The interleaved samples of one image: exact block, candidate block, ratio; medians. Pairing
- * each candidate block with the exact block just before it cancels slow drifts in the machine's
- * load, which is why the median is taken over the ratios. */
+/* A candidate whose probe call is this many times slower than the exact program is dominated by
+ * it (slower, and not more exact): one sample ranks it well enough. */
+#define PF_SLOW_RATIO 4.0
+
+/* The interleaved samples of one image: an exact block of im->runs calls, then a candidate block
+ * of enough calls to last min_sample_ms (from one probe call, at most im->runs); the ratio of
+ * their per-call times. Pairing each candidate block with the exact block just before it
+ * cancels slow drifts in the machine's load, which is why the median is taken over the
+ * ratios. */
 static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_eval_image *m,
                       pf_eval_record *out)
 {
-    int n = w->cfg.samples, r = im->runs;
+    double probe = time_calls(w, cand, im, 1, true);
+    double calls = ceil(w->cfg.min_sample_ms / fmax(probe, 1e-3));
+    int r = im->runs, rc = calls < 1 ? 1 : calls > r ? r : (int)calls;
+    int n = probe > PF_SLOW_RATIO * im->t_exact_ms ? 1 : w->cfg.samples;
     double *te = pf_xmalloc(sizeof(double) * 3 * (size_t)n), *tc = te + n, *ratio = tc + n;
-    int rc = 0;
-    for (int s = 0; s < n && rc == 0; s++) {
-        te[s] = time_calls(w, w->exact, im, r, false);
-        tc[s] = time_calls(w, cand, im, r, true);
+    int status = probe < 0 ? -1 : 0;
+    for (int s = 0; s < n && status == 0; s++) {
+        te[s] = time_calls(w, w->exact, im, r, false) / r;
+        tc[s] = time_calls(w, cand, im, rc, true) / rc;
         if (te[s] < 0 || tc[s] < 0)
-            rc = -1;
+            status = -1;
         else
             ratio[s] = tc[s] / (te[s] > 1e-9 ? te[s] : 1e-9);
     }
-    if (rc == 0) {
+    if (status == 0) {
         m->rel_time = median(ratio, n);
-        m->t_exact_ms = median(te, n) / r;
-        m->t_cand_ms = median(tc, n) / r;
-        m->runs = r;
+        m->t_exact_ms = median(te, n);
+        m->t_cand_ms = median(tc, n);
+        m->runs = rc;
+        m->samples = n;
     } else {
         pf_record_set_invalid(out, "a timed call failed on %s", im->name);
     }
     free(te);
-    return rc;
+    return status;
 }
 
-static int timing_phase(pf_eval_worker *w, eval_set *set, candidate *c, pf_eval_record *out)
+/* Every call of generated code runs under the node's timing lock: the untimed first calls too,
+ * since a parallel candidate would otherwise take the cores another worker is timing on. */
+static int run_phase(pf_eval_worker *w, eval_set *set, candidate *c, const char *text,
+                     pf_eval_record *out)
 {
     double t0 = pf_now_ms();
     pf_timing_lock(w);
     out->lock_wait_ms = pf_now_ms() - t0;
-    beat(w, "timing");
+    int rc = outputs_phase(w, set, c, text, out);
     t0 = pf_now_ms();
-    int rc = 0;
     for (int i = 0; i < set->n && rc == 0; i++) {
         rc = time_image(w, &set->img[i], c->variant, &out->images[i], out);
         beat(w, "timed an image");
     }
-    pf_timing_unlock(w);
     out->timing_ms = pf_now_ms() - t0;
+    pf_timing_unlock(w);
     return rc;
 }
 
@@ -269,7 +298,7 @@ static void measure(pf_eval_worker *w, pf_image_set set, candidate *c, const cha
     eval_set *s = &w->sets[set];
     out->n_images = s->n;
     out->images = pf_xcalloc((size_t)s->n, sizeof *out->images);
-    if (outputs_phase(w, s, c, text, out) == 0 && timing_phase(w, s, c, out) == 0) {
+    if (run_phase(w, s, c, text, out) == 0 && error_phase(w, s, c, out) == 0) {
         summarise(out);
         return;
     }
@@ -296,6 +325,9 @@ void pf_eval_worker_evaluate(pf_eval_worker *w, long id, pf_image_set set,
     else if (build(w, schedule, &c, out) == 0)
         measure(w, set, &c, schedule, out);
     pf_variant_free(c.variant);
+    for (int i = 0; i < c.n_outs; i++)
+        pf_image_free(c.outs[i]);
+    free(c.outs);
     pf_schedule_clear(w->prog);
     pf_schedule_free(&c.sched);
     out->wall_ms = pf_now_ms() - t0;

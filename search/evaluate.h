@@ -3,8 +3,10 @@
  * exact program's outputs (computed once per image and kept), and time it against the exact
  * program interleaved on this worker (docs/search.md, "Measuring a candidate"):
  *
- *   per image: calls per sample r = ceil(min_sample_ms / t_exact)
- *   under the timing lock, samples times: [exact x r] [candidate x r] -> ratio
+ *   compile                                  (concurrently with other workers)
+ *   under the timing lock: per image one call (outputs kept), then per image
+ *     samples x ( [exact x r_e] [candidate x r_c] -> ratio of per-call times )
+ *   error metrics on the kept outputs        (concurrently with other workers)
  *   rel_time = median of the ratios; record.time = mean of rel_time over images
  *
  * The worker never dies on a candidate's failure that it can observe (schedule refused,

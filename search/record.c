@@ -83,6 +83,7 @@ static json_object *image_json(const pf_eval_image *im)
     json_object_object_add(o, "psnr", num(im->psnr));
     json_object_object_add(o, "ssim", num(im->ssim));
     json_object_object_add(o, "runs", json_object_new_int(im->runs));
+    json_object_object_add(o, "samples", json_object_new_int(im->samples));
     return o;
 }
 
@@ -155,6 +156,7 @@ static void read_image(json_object *o, pf_eval_image *im)
     im->psnr = get_num(o, "psnr", NAN);
     im->ssim = get_num(o, "ssim", NAN);
     im->runs = get_int(o, "runs");
+    im->samples = get_int(o, "samples");
 }
 
 static void read_costs(json_object *o, pf_eval_record *r)

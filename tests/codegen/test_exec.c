@@ -46,14 +46,20 @@ static void test_directives_shape_the_loop_nest(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<8> x"));      /* innermost x */
     CU_ASSERT_PTR_NULL(strstr(ir, "vectorized for<8> y"));
     free(ir);
-    ir = ir_dump(p, "loop_temp exec vectorize 16\n");
+    ir = ir_dump(p, "loop_temp exec vectorize 16\nloop_output exec root\n");
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<16> x"));
     CU_ASSERT_PTR_NULL(strstr(ir, "parallel for"));
     CU_ASSERT_PTR_NULL(strstr(ir, "for xo"));
     free(ir);
-    ir = ir_dump(p, "loop_temp exec root\n");  /* root = as written: no directive at all */
+    /* root = as written: no directive at all */
+    ir = ir_dump(p, "loop_temp exec root\nloop_output exec root\n");
     CU_ASSERT_PTR_NULL(strstr(ir, "vectorized"));
     CU_ASSERT_PTR_NULL(strstr(ir, "parallel"));
+    free(ir);
+    /* no exec line: the default schedule vectorizes and parallelizes non-serial stages */
+    ir = ir_dump(p, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "parallel for y"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<8> x"));
     free(ir);
     pf_program_free(p);
 }

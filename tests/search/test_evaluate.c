@@ -172,7 +172,7 @@ static void test_record_json_round_trip(void)
     r.ssim = 0.875;
     r.n_images = 2;
     r.images = calloc(2, sizeof *r.images);
-    r.images[1] = (pf_eval_image){ 2.5, 0.625, 0.25, 1.5, 31.25, 0.875, 8 };
+    r.images[1] = (pf_eval_image){ 2.5, 0.625, 0.25, 1.5, 31.25, 0.875, 8, 5 };
     r.generation = 3;
     char *json = pf_record_to_json(&r);
     CU_ASSERT_PTR_NULL(strchr(json, '\n'));  /* one line */

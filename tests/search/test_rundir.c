@@ -142,7 +142,9 @@ static void test_run_files_and_cache(void)
     long n = fake_run(dir, &cfg, false, 0);
     long lines;
     check_log(dir, &lines);
-    CU_ASSERT_EQUAL(n, st_count_lines(pf_run_path(dir, PF_RUN_EVALUATIONS)));
+    char *log = pf_run_path(dir, PF_RUN_EVALUATIONS);
+    CU_ASSERT_EQUAL(n, st_count_lines(log));
+    free(log);
     /* N, then N - floor(0.3 N) per generation, unless a tiny space ran out of new genomes. */
     CU_ASSERT(lines > 8 && lines <= 8 + 3 * (8 - 2));
     char *train = run_file(dir, PF_RUN_FRONTIER_TRAIN), *test = run_file(dir,
@@ -203,7 +205,9 @@ static void test_resume_after_sigkill_matches_uninterrupted(void)
     CU_ASSERT_PTR_NOT_NULL(cp);  /* generation 0 was checkpointed */
     CU_ASSERT_PTR_NOT_NULL(strstr(cp, "\"finished\":false"));
     free(cp);
-    long before = st_count_lines(pf_run_path(b, PF_RUN_EVALUATIONS));
+    char *log = pf_run_path(b, PF_RUN_EVALUATIONS);
+    long before = st_count_lines(log);
+    free(log);
     long resumed = fake_run(b, NULL, true, 0);
     CU_ASSERT_EQUAL(before + resumed, whole);  /* nothing measured twice */
     long la, lb;

@@ -1,0 +1,335 @@
+/* Compute-at (Halide's compute_at with recomputation; docs/schedule.md "Execution"): a
+ * producer stage scheduled `at` its sole consumer is lowered inside the consumer's outer
+ * y-tile loop, over just the region of its image that the tile reads (with the halo its
+ * stencil needs, recomputed by neighbouring tiles). The image keeps its full-size storage.
+ *
+ * Bounds inference: every read of the producer's image in the consumer's body gives, per
+ * dimension, an interval of its index over the consumer's loop ranges (interval arithmetic on
+ * the AST: sums, differences, products and quotients by constants, reduction variables with
+ * their ranges). A read it cannot bound makes the region the whole dimension. */
+#include "codegen/lower_internal.h"
+
+#include "base/error.h"
+#include "lang/approx.h"
+#include "perforate/exec.h"
+
+typedef struct ival {
+    bool ok;
+    ir_expr *lo, *hi;
+} ival;
+
+/* What is known of a variable inside the tile. */
+typedef struct var_range {
+    const pf_symbol *sym;
+    ir_expr *lo, *hi;
+} var_range;
+
+#define MAX_RANGES 64
+
+typedef struct region_ctx {
+    lower_ctx *c;
+    const pf_image_decl *img;   /* the producer's image */
+    int n;
+    var_range r[MAX_RANGES];
+    ir_expr *lo[IR_MAX_DIMS], *hi[IR_MAX_DIMS];
+    bool whole[IR_MAX_DIMS];
+    bool any;
+} region_ctx;
+
+static ival fail(void)
+{
+    ival v = { false, NULL, NULL };
+    return v;
+}
+
+static ival point(ir_expr *e)
+{
+    ival v = { true, e, e };
+    return v;
+}
+
+static ival interval(region_ctx *R, const pf_expr *e);
+
+/* Value of a symbol that is the same everywhere in the tile (sizes, params, consts, scalars). */
+static bool uniform_symbol(const pf_symbol *s)
+{
+    return s->kind == PF_SYM_SIZE || s->kind == PF_SYM_PARAM || s->kind == PF_SYM_CONST ||
+           s->kind == PF_SYM_SCALAR;
+}
+
+static ival name_interval(region_ctx *R, const pf_expr *e)
+{
+    for (int i = R->n - 1; i >= 0; i--)
+        if (R->r[i].sym == e->sym) {
+            ival v = { true, R->r[i].lo, R->r[i].hi };
+            return v;
+        }
+    if (uniform_symbol(e->sym))
+        return point(lower_expr_as(R->c, e, IR_I32));
+    return fail();
+}
+
+static bool const_int(region_ctx *R, const pf_expr *e, int64_t *k)
+{
+    if (e->type != PF_T_INT)
+        return false;
+    if (e->kind == PF_E_INT) {
+        *k = e->ival;
+        return true;
+    }
+    if (e->kind == PF_E_NAME && e->sym && (e->sym->kind == PF_SYM_CONST ||
+                                           e->sym->kind == PF_SYM_PARAM)) {
+        ir_expr *v = lower_expr_as(R->c, e, IR_I32);
+        return ir_is_const(v, k);
+    }
+    return false;
+}
+
+static ival binary_interval(region_ctx *R, const pf_expr *e)
+{
+    ir_func *f = R->c->f;
+    int64_t k;
+    if (e->op == PF_OP_ADD || e->op == PF_OP_SUB) {
+        ival a = interval(R, e->a), b = interval(R, e->b);
+        if (!a.ok || !b.ok)
+            return fail();
+        ival r = { true, NULL, NULL };
+        if (e->op == PF_OP_ADD) {
+            r.lo = irf_bin(f, IR_ADD, a.lo, b.lo);
+            r.hi = irf_bin(f, IR_ADD, a.hi, b.hi);
+        } else {
+            r.lo = irf_bin(f, IR_SUB, a.lo, b.hi);
+            r.hi = irf_bin(f, IR_SUB, a.hi, b.lo);
+        }
+        return r;
+    }
+    if (e->op == PF_OP_MUL && (const_int(R, e->b, &k) || const_int(R, e->a, &k))) {
+        ival a = interval(R, const_int(R, e->b, &k) ? e->a : e->b);
+        if (!a.ok)
+            return fail();
+        ir_expr *c = ir_const_i32(f, (int32_t)k);
+        ir_expr *x = irf_bin(f, IR_MUL, a.lo, c), *y = irf_bin(f, IR_MUL, a.hi, c);
+        ival r = { true, k >= 0 ? x : y, k >= 0 ? y : x };
+        return r;
+    }
+    if (e->op == PF_OP_DIV && const_int(R, e->b, &k) && k > 0) {  /* monotonic */
+        ival a = interval(R, e->a);
+        if (!a.ok)
+            return fail();
+        ir_expr *c = ir_const_i32(f, (int32_t)k);
+        ival r = { true, irf_bin(f, IR_DIV, a.lo, c), irf_bin(f, IR_DIV, a.hi, c) };
+        return r;
+    }
+    return fail();
+}
+
+static ival interval(region_ctx *R, const pf_expr *e)
+{
+    switch (e->kind) {
+    case PF_E_INT:
+        return point(ir_const_i32(R->c->f, e->ival));
+    case PF_E_NAME:
+        return e->sym ? name_interval(R, e) : fail();
+    case PF_E_UNARY:
+        if (e->op == PF_OP_NEG) {
+            ival a = interval(R, e->a);
+            if (!a.ok)
+                return fail();
+            ival r = { true, irf_un(R->c->f, IR_NEG, a.hi), irf_un(R->c->f, IR_NEG, a.lo) };
+            return r;
+        }
+        return fail();
+    case PF_E_BINARY:
+        return binary_interval(R, e);
+    default:
+        return fail();
+    }
+}
+
+/* ---- walking the consumer's body ---- */
+
+static void add_read(region_ctx *R, const pf_expr *e)
+{
+    ir_func *f = R->c->f;
+    R->any = true;
+    for (int d = 0; d < R->img->ndims; d++) {
+        if (R->whole[d])
+            continue;
+        ival v = interval(R, e->args[d]);
+        if (!v.ok) {
+            R->whole[d] = true;
+            continue;
+        }
+        R->lo[d] = R->lo[d] ? irf_bin(f, IR_MIN, R->lo[d], v.lo) : v.lo;
+        R->hi[d] = R->hi[d] ? irf_bin(f, IR_MAX, R->hi[d], v.hi) : v.hi;
+    }
+}
+
+static bool push_range(region_ctx *R, const pf_symbol *sym, const pf_expr *lo,
+                       const pf_expr *hi)
+{
+    if (R->n == MAX_RANGES)
+        return false;
+    ival a = interval(R, lo), b = interval(R, hi);
+    if (!a.ok || !b.ok)
+        return false;
+    R->r[R->n].sym = sym;
+    R->r[R->n].lo = a.lo;
+    R->r[R->n++].hi = b.hi;
+    return true;
+}
+
+static void walk_expr(region_ctx *R, const pf_expr *e);
+
+static void walk_reduce(region_ctx *R, const pf_expr *e)
+{
+    walk_expr(R, e->a);
+    walk_expr(R, e->b);
+    int saved = R->n;
+    push_range(R, e->sym, e->a, e->b);  /* an unknown range leaves the variable unbounded */
+    for (int i = 0; i < e->n_args; i++)
+        walk_expr(R, e->args[i]);
+    R->n = saved;
+}
+
+static void walk_expr(region_ctx *R, const pf_expr *e)
+{
+    if (!e)
+        return;
+    if (e->kind == PF_E_REDUCE) {
+        walk_reduce(R, e);
+        return;
+    }
+    if (e->kind == PF_E_IMAGE_READ && e->sym->image == R->img)
+        add_read(R, e);
+    walk_expr(R, e->a);
+    walk_expr(R, e->b);
+    walk_expr(R, e->c);
+    for (int i = 0; i < e->n_args; i++)
+        walk_expr(R, e->args[i]);
+}
+
+static void walk_stmt(region_ctx *R, const pf_stmt *s)
+{
+    if (!s)
+        return;
+    int saved = R->n;
+    if (s->kind == PF_S_FOR) {  /* with a step the values still lie in [lo, hi] */
+        walk_expr(R, s->lo);
+        walk_expr(R, s->hi);
+        push_range(R, s->sym, s->lo, s->hi);
+    }
+    for (int i = 0; s->kind == PF_S_BLOCK && i < s->n_body; i++)
+        walk_stmt(R, s->body[i]);
+    walk_expr(R, s->value);
+    walk_expr(R, s->cond);
+    for (int i = 0; i < s->target.n_index; i++)
+        walk_expr(R, s->target.index[i]);
+    walk_stmt(R, s->then_s);
+    walk_stmt(R, s->else_s);
+    R->n = saved;
+}
+
+/* ---- the producer's loops restricted to the region ---- */
+
+/* Clamps [lo, hi] into the image along d, following its boundary mode: clamped reads need the
+ * edge samples; mirror and wrap reads outside can land anywhere, so they take everything. */
+static void clamp_to_image(region_ctx *R, int d, ir_expr **lo, ir_expr **hi)
+{
+    ir_func *f = R->c->f;
+    ir_buffer *b = R->c->bufs[R->img->index];
+    ir_expr *zero = ir_const_i32(f, 0);
+    ir_expr *last = irf_bin(f, IR_SUB, ir_ref(f, b->extent[d]), ir_const_i32(f, 1));
+    if (R->whole[d] || !R->lo[d]) {
+        *lo = zero;
+        *hi = last;
+        return;
+    }
+    ir_expr *l = irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, R->lo[d], zero), last);
+    ir_expr *h = irf_bin(f, IR_MAX, irf_bin(f, IR_MIN, R->hi[d], last), zero);
+    pf_boundary m = R->img->boundary;
+    if (m == PF_BOUNDARY_MIRROR || m == PF_BOUNDARY_WRAP) {
+        ir_expr *outside = irf_bin(f, IR_OR, irf_bin(f, IR_LT, R->lo[d], zero),
+                                   irf_bin(f, IR_LT, last, R->hi[d]));
+        l = irf_select(f, outside, zero, l);
+        h = irf_select(f, outside, last, h);
+    }
+    *lo = l;
+    *hi = h;
+}
+
+/* Restricts the producer's loop along d: [lo, hi) by step in image coordinates, or the
+ * storage index J of an on-demand image (with the upper neighbour interpolation reads). */
+void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_expr **hi,
+                       const ir_expr *step)
+{
+    ir_func *f = c->f;
+    const lower_region *g = c->region;
+    if (!g || d >= IR_MAX_DIMS || !g->lo[d])
+        return;
+    const lower_lattice *L = &c->lattice[p->index];
+    ir_expr *zero = ir_const_i32(f, 0), *one = ir_const_i32(f, 1);
+    if (c->store[p->image->image->index]) {
+        ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, p->approx->spacing[d]));
+        ir_expr *jlo = irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, g->lo[d],
+                                                                     L->lo[d]), zero), m);
+        ir_expr *jhi = irf_bin(f, IR_ADD, irf_bin(f, IR_DIV, irf_bin(f, IR_MAX,
+                                                                     irf_bin(f, IR_SUB, g->hi[d],
+                                                                             L->lo[d]),
+                                                                     zero), m), one);
+        *lo = irf_bin(f, IR_MAX, *lo, jlo);
+        *hi = irf_bin(f, IR_MIN, *hi, irf_bin(f, IR_ADD, jhi, one));
+        return;
+    }
+    /* first lattice point >= region start: lo + ceil((start - lo) / step) * step */
+    ir_expr *st = (ir_expr *)step;
+    ir_expr *off = irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, g->lo[d], *lo), zero);
+    ir_expr *k = irf_bin(f, IR_DIV, irf_bin(f, IR_ADD, off, irf_bin(f, IR_SUB, st, one)), st);
+    *lo = irf_bin(f, IR_ADD, *lo, irf_bin(f, IR_MUL, k, st));
+    *hi = irf_bin(f, IR_MIN, *hi, irf_bin(f, IR_ADD, g->hi[d], one));
+}
+
+/* Lowers every producer scheduled at the consumer `st` into `out`, restricted to what the
+ * current y tile [ylo, yhi) (x: the whole range) reads. */
+void lower_at_producers(lower_ctx *c, const pf_stage *st, ir_expr *ylo, ir_expr *yhi)
+{
+    const pf_program *prog = c->prog;
+    for (int pi = 0; pi < prog->n_stages; pi++) {
+        if (c->exec[pi].at != st->index)
+            continue;
+        const pf_stage *p = prog->stages[pi];
+        region_ctx R = { 0 };
+        R.c = c;
+        R.img = p->image->image;
+        lower_lattice *LC = &c->lattice[st->index];
+        ir_func *f = c->f;
+        for (int d = 0; d < st->n_vars; d++) {
+            R.r[R.n].sym = st->vars[d];
+            if (d == 1) {
+                R.r[R.n].lo = ylo;
+                R.r[R.n].hi = irf_bin(f, IR_SUB, yhi, ir_const_i32(f, 1));
+            } else if (d == 0) {
+                R.r[R.n].lo = LC->lo[0];
+                R.r[R.n].hi = irf_bin(f, IR_SUB, LC->hi[0], ir_const_i32(f, 1));
+            } else {  /* loops outside the tile: their current value */
+                R.r[R.n].lo = R.r[R.n].hi = c->own.coord[d];
+            }
+            R.n++;
+        }
+        walk_stmt(&R, st->body);
+        lower_region region = { 0 };
+        for (int d = 0; d < R.img->ndims; d++)
+            clamp_to_image(&R, d, &region.lo[d], &region.hi[d]);
+        /* The producer is lowered as if at top level, then put back. */
+        lower_own own = c->own;
+        lower_frame *frame = c->frame;
+        const pf_stage *stage = c->stage;
+        const lower_region *saved = c->region;
+        c->region = &region;
+        lower_stage(c, p);
+        c->region = saved;
+        c->own = own;
+        c->frame = frame;
+        c->stage = stage;
+    }
+}
