@@ -22,6 +22,7 @@ static const char run_usage[] =
     "                      or c (C source compiled by cc)\n"
     "  --interp            the same as --backend interp\n"
     "  --time N            run N times and print the median time\n"
+    "  --threads N         threads for parallel loops (default: all cores)\n"
     "  --dump-ir FILE      write the final loop IR\n"
     "  --emit-llvm FILE    write the optimized LLVM IR\n"
     "  --emit-c DIR        write the generated C source, header and runtime\n";
@@ -62,6 +63,14 @@ static int parse_option(run_args *a, const char *s, const char *v)
         if (*end || n < 1 || n > 100000)
             return pf_cli_usage("run", "--time takes a count from 1 to 100000");
         a->times = (int)n;
+        return 0;
+    }
+    if (strcmp(s, "--threads") == 0) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > 64)
+            return pf_cli_usage("run", "--threads takes a count from 1 to 64");
+        a->copt.threads = (int)n;
         return 0;
     }
     if (strcmp(s, "--schedule") == 0)

@@ -8,6 +8,7 @@
 #include "codegen/jit.h"
 #include "codegen/lower.h"
 #include "codegen/passes.h"
+#include "codegen/runtime.h"
 #include "lang/interp.h"
 #include "perforate/schedule.h"
 #include "reconstruct/stage_rt.h"
@@ -161,6 +162,8 @@ pf_variant *pf_compile(const pf_program *prog, const pf_param_values *params,
     v->params.n = params->n;
     v->params.values = pf_xmalloc(sizeof(pf_value) * (size_t)(params->n + 1));
     memcpy(v->params.values, params->values, sizeof(pf_value) * (size_t)params->n);
+    if (o->threads > 0)
+        pf_rt_set_threads(o->threads);
     if (o->backend == PF_BACKEND_INTERP)
         return v;
     pf_arena arena;

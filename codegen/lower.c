@@ -177,6 +177,10 @@ static void lower_image_item(lower_ctx *c, const pf_image_decl *img, int next)
         lower_ondemand_image(c, img);
         b = c->store[img->index];
     }
+    if (img->first_writer && c->exec[img->first_writer->index].at == PF_EXEC_INLINE) {
+        lower_items(c, next);  /* computed at every read: no storage */
+        return;
+    }
     ir_list body = { 0 }, *outer = c->out;
     c->out = &body;
     lower_items(c, next);
@@ -199,7 +203,7 @@ static void lower_items(lower_ctx *c, int from)
             lower_scalar(c, it);
             break;
         case PF_ITEM_STAGE:
-            if (c->exec[it->stage->index].at < 0)  /* else lowered inside its consumer */
+            if (c->exec[it->stage->index].at == -1)  /* else inside its consumer or reads */
                 lower_stage(c, it->stage);
             break;
         }

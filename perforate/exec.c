@@ -62,6 +62,8 @@ static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_
     bool has_arg = *i + 1 < n;
     if (strcmp(kw, "root") == 0) {
         g->at = -1;
+    } else if (strcmp(kw, "inline") == 0) {
+        g->at = PF_EXEC_INLINE;
     } else if (strcmp(kw, "parallel") == 0) {
         g->parallel = true;
     } else if (strcmp(kw, "at") == 0) {
@@ -85,8 +87,8 @@ static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_
         if (k == 0)
             return pf_fail(err, "'tile' takes one or two sizes from 1 to %d", PF_EXEC_MAX_TILE);
     } else {
-        return pf_fail(err, "unknown execution directive '%s' (root, at STAGE, tile, vectorize, "
-                       "parallel, unroll)", kw);
+        return pf_fail(err, "unknown execution directive '%s' (root, inline, at STAGE, tile, "
+                       "vectorize, parallel, unroll)", kw);
     }
     return 0;
 }
@@ -108,7 +110,7 @@ void pf_exec_print(const pf_program *prog, const pf_exec_gene *g, pf_strbuf *out
     if (g->at >= 0 && g->at < prog->n_stages)
         pf_sb_printf(out, "at %s", prog->stages[g->at]->name);
     else
-        pf_sb_puts(out, "root");
+        pf_sb_puts(out, g->at == PF_EXEC_INLINE ? "inline" : "root");
     if (g->tile[0] > 0) {
         pf_sb_printf(out, " tile %d", g->tile[0]);
         if (g->tile[1] > 0)
@@ -157,6 +159,51 @@ static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
     return 0;
 }
 
+/* The single assignment `IMG[v1, ..., vk] = e;` an inlinable stage consists of, or NULL. */
+const pf_stmt *pf_exec_inline_body(const pf_stage *st)
+{
+    const pf_stmt *s = st->body;
+    while (s && s->kind == PF_S_BLOCK && s->n_body == 1)
+        s = s->body[0];
+    if (!s || s->kind != PF_S_ASSIGN || s->assign_op != PF_ASSIGN_SET ||
+        s->target.kind != PF_LV_IMAGE || s->target.scatter)
+        return NULL;
+    return s;
+}
+
+static bool reads_image_in(const pf_expr *e, const pf_image_decl *img)
+{
+    if (!e)
+        return false;
+    if (e->kind == PF_E_IMAGE_READ && e->sym->image == img)
+        return true;
+    if (reads_image_in(e->a, img) || reads_image_in(e->b, img) || reads_image_in(e->c, img))
+        return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (reads_image_in(e->args[i], img))
+            return true;
+    return false;
+}
+
+static int validate_inline(const pf_program *prog, const pf_stage *st,
+                           const pf_approx_gene *approx, pf_error *err)
+{
+    const pf_image_decl *img = st->image->image;
+    const pf_stmt *s = pf_exec_inline_body(st);
+    if (st->serial || st->over || st->n_vars != img->ndims || !s)
+        return pf_fail(err, "%s: 'inline' needs a stage that is one assignment to its own pixel "
+                       "over its whole image", st->name);
+    if (img->role != PF_IMAGE_LOCAL || pf_image_writer_count(prog, img) != 1)
+        return pf_fail(err, "%s: 'inline' needs an intermediate image written by this stage "
+                       "only", st->name);
+    if (reads_image_in(s->value, img))
+        return pf_fail(err, "%s: 'inline' needs a stage that does not read its own image",
+                       st->name);
+    if (approx && approx->kind != PF_GENE_EXACT)
+        return pf_fail(err, "%s: an inlined stage cannot be approximated", st->name);
+    return 0;
+}
+
 int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
                      const pf_approx_gene *approx, const pf_exec_gene *consumer, pf_error *err)
 {
@@ -177,6 +224,8 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
         return pf_fail(err, "%s: vector width %d (4, 8 or 16)", st->name, g->vectorize);
     if (g->unroll != 0 && g->unroll != 2 && g->unroll != 4 && g->unroll != 8)
         return pf_fail(err, "%s: unroll factor %d (2, 4 or 8)", st->name, g->unroll);
+    if (g->at == PF_EXEC_INLINE)
+        return validate_inline(prog, st, approx, err);
     if (g->at >= 0)
         return validate_at(prog, stage, g, approx, consumer, err);
     return 0;

@@ -25,11 +25,15 @@ bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b);
 
 /* Checks the gene against the program and the stage's approximation gene (approx may be NULL):
  * vectorize/parallel need a non-serial stage; tiles need sizes in [1, PF_EXEC_MAX_TILE] for at
- * most the first two variables; `at` needs a later consumer stage that is the only reader of
+ * most the first two variables; `inline` needs an exact stage that is one assignment to its own
+ * pixel of an intermediate image it alone writes (and does not read); `at` needs a later consumer stage that is the only reader of
  * this stage's image (not an output), is itself tiled, and this stage exact or grid-sampled
  * on demand. */
 int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
                      const pf_approx_gene *approx, const pf_exec_gene *consumer, pf_error *err);
+
+/* The single assignment `IMG[v1, ..., vk] = e;` an inlinable stage consists of, or NULL. */
+const pf_stmt *pf_exec_inline_body(const pf_stage *st);
 
 /* The single later stage that reads stage's image (its only possible `at` target), or -1. */
 int pf_exec_sole_consumer(const pf_program *prog, int stage);

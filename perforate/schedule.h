@@ -66,10 +66,12 @@ typedef struct pf_approx_gene {
  * how its loops are tiled, vectorized, parallelized and unrolled. `set` false means the
  * default schedule (codegen's heuristic) decides. See perforate/exec.h for its functions. */
 #define PF_EXEC_MAX_TILE 1024
+#define PF_EXEC_INLINE (-2)
 typedef struct pf_exec_gene {
     bool set;        /* an `exec` line was given (else: the default schedule) */
-    int at;          /* -1: compute root; else the index of the consumer stage whose tiles
-                        compute this stage's needed region (compute_at with recomputation) */
+    int at;          /* -1: compute root; PF_EXEC_INLINE: inlined into every read; else the
+                        index of the consumer stage whose tiles compute this stage's needed
+                        region (compute_at with recomputation) */
     int tile[2];     /* tile sizes over the first two stage variables; 0 = not tiled */
     int vectorize;   /* SIMD width of the first stage variable: 0 (none), 4, 8 or 16 */
     bool parallel;   /* outermost (tile or row) loop on the thread pool */

@@ -87,10 +87,19 @@ int cg_run_sched(const pf_program *prog, const pf_param_values *params,
     return run_with(prog, params, &o, inputs, n_inputs, out);
 }
 
-static int run_with(const pf_program *prog, const pf_param_values *params,
-                    const pf_compile_options *o, pf_image **inputs, int n_inputs, cg_run *out)
+pf_variant *cg_compile(const pf_program *prog, const pf_param_values *params,
+                       const pf_compile_options *o)
 {
-    pf_backend backend = o->backend;
+    pf_error err;
+    pf_variant *v = pf_compile(prog, params, o, &err);
+    if (!v)
+        fprintf(stderr, "compile (%s): %s\n", pf_backend_name(o->backend), err.msg);
+    return v;
+}
+
+int cg_run_variant(pf_variant *v, const pf_program *prog, const pf_param_values *params,
+                   pf_image **inputs, int n_inputs, cg_run *out)
+{
     pf_error err;
     memset(out, 0, sizeof *out);
     if (n_inputs != prog->n_inputs || prog->n_outputs > CG_MAX_IO)
@@ -116,16 +125,22 @@ static int run_with(const pf_program *prog, const pf_param_values *params,
         bufs[n_inputs + i] = input_buffer(d, out->out[i]);
     }
     pf_binding_free(&b);
-    pf_variant *v = pf_compile(prog, params, o, &err);
-    if (!v) {
-        fprintf(stderr, "compile (%s): %s\n", pf_backend_name(backend), err.msg);
-        return -1;
-    }
     double t0 = now_ms();
     int rc = pf_variant_run(v, bufs, &err);
     out->ms = now_ms() - t0;
     if (rc != 0)
-        fprintf(stderr, "run (%s): %s\n", pf_backend_name(backend), err.msg);
+        fprintf(stderr, "run: %s\n", err.msg);
+    return rc;
+}
+
+static int run_with(const pf_program *prog, const pf_param_values *params,
+                    const pf_compile_options *o, pf_image **inputs, int n_inputs, cg_run *out)
+{
+    memset(out, 0, sizeof *out);
+    pf_variant *v = cg_compile(prog, params, o);
+    if (!v)
+        return -1;
+    int rc = cg_run_variant(v, prog, params, inputs, n_inputs, out);
     pf_variant_free(v);
     return rc;
 }

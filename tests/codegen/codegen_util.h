@@ -26,6 +26,11 @@ int cg_run_backend(const pf_program *prog, const pf_param_values *params, pf_bac
 struct pf_schedule;
 int cg_run_sched(const pf_program *prog, const pf_param_values *params,
                  const struct pf_schedule *sched, pf_image **inputs, int n_inputs, cg_run *out);
+/* Compiling once and running on many inputs (each run allocates fresh outputs). */
+pf_variant *cg_compile(const pf_program *prog, const pf_param_values *params,
+                       const pf_compile_options *o);
+int cg_run_variant(pf_variant *v, const pf_program *prog, const pf_param_values *params,
+                   pf_image **inputs, int n_inputs, cg_run *out);
 void cg_run_free(cg_run *r);
 /* Max |a - b|; a NaN in both images at the same place counts as equal, NaN in one as inf. */
 double cg_max_abs_diff(const pf_image *a, const pf_image *b);

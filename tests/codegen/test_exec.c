@@ -36,6 +36,47 @@ static char *ir_dump(pf_program *prog, const char *schedule)
     return text;
 }
 
+/* `inline`: the producer's expression is evaluated at each read (with its image's boundary
+ * mode), no storage is allocated, and results equal the interpreter's. */
+static void test_inline(void)
+{
+    static const char src[] =
+        "pipeline p(image in[W, H, 3]) -> (image out[W, H, 3]) {\n"
+        "    image g[W, H] boundary mirror;\n"
+        "    image k[W, H, 3] boundary constant(0.5);\n"
+        "    for each (x, y) of g as gray g[x, y] = 0.3 * in[x, y, 0] + 0.7 * in[x, y, 1];\n"
+        "    for each (x, y, c) of k as scale k[x, y, c] = in[x, y, c] * g[x, y];\n"
+        "    for each (x, y, c) of out as final\n"
+        "        out[x, y, c] = g[x - 3, y + 2] + k[x + 5, y - 1, c] - g[-x, y];\n"
+        "}\n";
+    pf_error err;
+    pf_program *p = pf_compile_string("inline.pf", src, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    char *ir = ir_dump(p, "gray exec inline\nscale exec inline\n");
+    CU_ASSERT_PTR_NULL(strstr(ir, "allocate g"));
+    CU_ASSERT_PTR_NULL(strstr(ir, "allocate k"));
+    CU_ASSERT_PTR_NULL(strstr(ir, "stage gray"));
+    free(ir);
+    pf_schedule *s = pf_schedule_from_string(p, "gray exec inline\nscale exec inline\n", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    pf_param_values pv;
+    pf_params_init(&pv, p);
+    pf_image *in = cg_synthetic(29, 17, 3, 4);
+    cg_run ref, got;
+    CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &in, 1, &got), 0);
+    CU_ASSERT(cg_max_abs_diff(ref.out[0], got.out[0]) <= 1e-5);
+    cg_run_free(&ref);
+    cg_run_free(&got);
+    /* a stage with more than one assignment, or an output, cannot be inlined */
+    CU_ASSERT_PTR_NULL(pf_schedule_from_string(p, "final exec inline\n", &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'inline' needs an intermediate image"));
+    pf_schedule_delete(s);
+    pf_image_free(in);
+    pf_params_free(&pv);
+    pf_program_free(p);
+}
+
 static void test_directives_shape_the_loop_nest(void)
 {
     pf_program *p = cg_load_app("blur");
@@ -170,5 +211,5 @@ static void test_random_exec_schedules_keep_results(void)
     pf_image_free(photo);
 }
 
-PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest),
+PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest), PF_TEST(test_inline),
               PF_TEST(test_random_exec_schedules_keep_results))
