@@ -230,9 +230,26 @@ bool aff_range(const aff_env *env, const aff *a, aff *min, aff *max)
 int aff_ge(const aff *a, const aff *b)
 {
     aff d = aff_sub(*a, *b);
-    if (!d.ok || d.n != 0)
+    if (!d.ok)
         return -1;
-    return d.c >= 0;
+    if (d.n == 0)
+        return d.c >= 0;
+    /* Terms in positive variables (each >= 1) bound d on one side when their signs agree:
+     * W - 1 >= 0 because W >= 1. */
+    int64_t sum = 0;
+    int sign = 0;
+    for (int i = 0; i < d.n; i++) {
+        int s = d.k[i] > 0 ? 1 : -1;
+        if (!d.v[i]->positive || (sign && s != sign))
+            return -1;
+        sign = s;
+        sum += d.k[i];
+    }
+    if (sign > 0 && d.c + sum >= 0)
+        return 1;   /* d >= c + sum >= 0 */
+    if (sign < 0 && d.c + sum < 0)
+        return 0;   /* d <= c + sum < 0 */
+    return -1;
 }
 
 bool aff_prove_between(const aff_env *env, const ir_expr *e, const aff *lo, const aff *hi)

@@ -46,8 +46,9 @@ aff aff_drop(aff a, const ir_var *v);
  * range). Returns false when a variable's range is unknown. */
 bool aff_range(const aff_env *env, const aff *a, aff *min, aff *max);
 
-/* Symbolic comparison: 1 when a - b is a constant >= 0 (a >= b everywhere), 0 when it is a
- * constant < 0, -1 when undecided. */
+/* Symbolic comparison: 1 when a >= b everywhere, 0 when a < b everywhere, -1 when undecided.
+ * Decided when a - b is a constant, or a constant plus terms of one sign in positive variables
+ * (ir_var.positive, each >= 1). */
 int aff_ge(const aff *a, const aff *b);
 
 /* Proves lo <= e <= hi for every valuation within env's ranges. */

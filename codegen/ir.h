@@ -47,6 +47,8 @@ typedef struct ir_var {
     int array_len;       /* IR_VAR_ARRAY */
     const void *const_init;  /* IR_VAR_ARRAY: read-only table (int32_t or float values) that
                                 exists for the whole function, needs no IR_S_ARRAY_DECL */
+    bool positive;       /* known >= 1 whenever the function runs (an image extent: pf_bind
+                            refuses extents < 1); the affine reasoning relies on it */
 } ir_var;
 
 typedef enum ir_buffer_kind { IR_BUF_INPUT, IR_BUF_OUTPUT, IR_BUF_INTERNAL } ir_buffer_kind;
@@ -130,6 +132,8 @@ struct ir_expr {
     int n_args;          /* LOAD: ndims indices; CALL: arguments */
     ir_expr **args;
     uint8_t clamp_mask;  /* LOAD, INTERP */
+    bool exact;          /* BIN IR_DIV on integers: the dividend is proven a multiple of the
+                            divisor (lets the vectorizer divide a lane-affine value lane-wise) */
     ir_interp *interp;   /* INTERP */
 };
 

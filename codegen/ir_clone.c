@@ -90,6 +90,7 @@ static ir_var *fresh(ir_func *f, ir_subst *sub, ir_var *v)
     ir_var *n = ir_var_new(f, base, v->type, v->kind);
     n->array_len = v->array_len;
     n->const_init = v->const_init;
+    n->positive = v->positive;
     grow(sub, v->id);
     if (v->kind == IR_VAR_ARRAY)
         sub->arr[v->id] = n;

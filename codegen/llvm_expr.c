@@ -83,10 +83,14 @@ static bool const_divisor(const ir_expr *b, int64_t *v)
 }
 
 /* x / 0 = 0, x % 0 = 0, MIN / -1 = MIN, MIN % -1 = 0, as docs/language.md defines. */
-static LLVMValueRef safe_divmod(emit *e, ir_op op, const ir_expr *bx, LLVMValueRef a,
-                                LLVMValueRef b, LLVMTypeRef t)
+static LLVMValueRef safe_divmod(emit *e, const ir_expr *x, LLVMValueRef a, LLVMValueRef b,
+                                LLVMTypeRef t)
 {
     int64_t k;
+    ir_op op = x->op;
+    const ir_expr *bx = x->b;
+    if (const_divisor(bx, &k) && op == IR_DIV && x->exact)
+        return LLVMBuildExactSDiv(e->b, a, b, "");
     if (const_divisor(bx, &k))
         return op == IR_DIV ? LLVMBuildSDiv(e->b, a, b, "") : LLVMBuildSRem(e->b, a, b, "");
     LLVMValueRef zero = LLVMConstInt(t, 0, 0), one = LLVMConstInt(t, 1, 0);
@@ -112,7 +116,7 @@ static LLVMValueRef int_bin(emit *e, const ir_expr *x, LLVMValueRef a, LLVMValue
     case IR_SUB: return LLVMBuildSub(e->b, a, b, "");
     case IR_MUL: return LLVMBuildMul(e->b, a, b, "");
     case IR_DIV:
-    case IR_MOD: return safe_divmod(e, x->op, x->b, a, b, t);
+    case IR_MOD: return safe_divmod(e, x, a, b, t);
     case IR_MIN: return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, b, a, ""), b, a, "");
     case IR_MAX: return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, a, b, ""), b, a, "");
     case IR_LT: return LLVMBuildICmp(e->b, LLVMIntSLT, a, b, "");

@@ -188,6 +188,10 @@ static vval vbin(vec *v, const ir_expr *x)
         return affine(base, x->op == IR_ADD ? a.stride + b.stride : a.stride - b.stride);
     }
     int64_t k;
+    /* (base + lane*s) / k with every lane a multiple of k: base / k + lane * (s / k) */
+    if (is_int && x->op == IR_DIV && x->exact && a.kind == V_AFFINE && ir_is_const(x->b, &k) &&
+        k > 0 && a.stride % k == 0)
+        return affine(LLVMBuildExactSDiv(e->b, a.v, b.v, ""), a.stride / k);
     if (is_int && x->op == IR_MUL && a.kind == V_AFFINE && ir_is_const(x->b, &k))
         return affine(LLVMBuildMul(e->b, a.v, b.v, ""), a.stride * k);
     if (is_int && x->op == IR_MUL && b.kind == V_AFFINE && ir_is_const(x->a, &k))
@@ -514,6 +518,72 @@ static bool contiguous(const ir_buffer *buf, const vval *iv, uint8_t mask)
     return true;
 }
 
+/* Largest lane stride loaded as dense chunks plus a shuffle (a gather beyond). */
+#define MAX_SHUFFLE_STRIDE 4
+
+/* Lanes at stride s (2..MAX_SHUFFLE_STRIDE) of one row: the elements from lane 0's to lane
+ * W-1's, all inside the buffer because both ends are, loaded as W-wide chunks (the last one
+ * masked so nothing past lane W-1's element is touched), then every s-th element picked. This
+ * is how Halide loads a strided vector; a gather costs about W scalar loads. */
+static LLVMValueRef strided_load(vec *v, LLVMValueRef p, int s)
+{
+    emit *e = v->e;
+    int W = v->W, n = (W - 1) * s + 1, chunks = (n + W - 1) / W;
+    LLVMTypeRef vf = vtype(v, IR_F32);
+    LLVMValueRef part[2 * MAX_SHUFFLE_STRIDE];
+    for (int c = 0; c < chunks; c++) {
+        LLVMValueRef q = LLVMBuildGEP2(e->b, e->t_f32, p, (LLVMValueRef[]){ em_i32(e, c * W) },
+                                       1, "");
+        int live = n - c * W < W ? n - c * W : W;
+        if (live == W) {
+            part[c] = LLVMBuildLoad2(e->b, vf, q, "");
+            LLVMSetAlignment(part[c], 4);
+            continue;
+        }
+        LLVMValueRef m[64];
+        for (int l = 0; l < W; l++)
+            m[l] = LLVMConstInt(e->t_i1, l < live, 0);
+        unsigned id = LLVMLookupIntrinsicID("llvm.masked.load", 16);
+        LLVMTypeRef tys[2] = { vf, e->t_ptr };
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
+        LLVMValueRef args[4] = { q, em_i32(e, 4), LLVMConstVector(m, (unsigned)W),
+                                 LLVMGetPoison(vf) };
+        part[c] = LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, args, 4,
+                                 "");
+    }
+    /* Concatenate pairwise (padding with poison) into one vector of chunks' elements. */
+    int have = chunks, width = W;
+    while (have > 1) {
+        LLVMValueRef m[2 * 64 * MAX_SHUFFLE_STRIDE];
+        for (int l = 0; l < 2 * width; l++)
+            m[l] = em_i32(e, l);
+        int next = 0;
+        for (int c = 0; c < have; c += 2) {
+            LLVMValueRef b = c + 1 < have ? part[c + 1] : LLVMGetPoison(LLVMTypeOf(part[c]));
+            part[next++] = LLVMBuildShuffleVector(e->b, part[c], b,
+                                                  LLVMConstVector(m, (unsigned)(2 * width)), "");
+        }
+        have = next;
+        width *= 2;
+    }
+    LLVMValueRef m[64];
+    for (int l = 0; l < W; l++)
+        m[l] = em_i32(e, (int64_t)l * s);
+    return LLVMBuildShuffleVector(e->b, part[0], LLVMGetPoison(LLVMTypeOf(part[0])),
+                                  LLVMConstVector(m, (unsigned)W), "");
+}
+
+static bool shuffle_strided(const vec *v, const ir_buffer *buf, const vval *iv, uint8_t mask)
+{
+    if (iv[0].kind != V_AFFINE || iv[0].stride < 2 || iv[0].stride > MAX_SHUFFLE_STRIDE ||
+        mask || v->W > 64)
+        return false;
+    for (int d = 1; d < buf->ndims; d++)
+        if (iv[d].kind != V_UNIFORM)
+            return false;
+    return true;
+}
+
 static vval vload(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
@@ -536,6 +606,8 @@ static vval vload(vec *v, const ir_expr *x)
             return vect(l);
         }
     }
+    if (shuffle_strided(v, buf, iv, x->clamp_mask))
+        return vect(strided_load(v, lane0_ptr(v, buf, iv, x->args), (int)iv[0].stride));
     LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
     for (int d = 0; d < buf->ndims; d++)
         idx[d] = vindex(v, buf, d, iv[d], (x->clamp_mask >> d) & 1, &inside);

@@ -29,6 +29,8 @@ static ir_buffer *make_buffer(lower_ctx *c, const pf_image_decl *img)
     b->boundary = img->boundary;
     b->constant_value = img->constant_value;
     b->decl = img;
+    for (int d = 0; d < img->ndims; d++)
+        b->extent[d]->positive = true;  /* pf_bind: every image extent is >= 1 */
     return b;
 }
 
@@ -144,10 +146,19 @@ static bool definitely_stores(const pf_stmt *s, const pf_image_decl *img)
 /* An image must start zeroed unless its first writer is an exact, non-serial stage over all of
  * it (every dimension a loop variable, no `over`) that certainly assigns its own pixel: then
  * every element is written before anything reads it (the checker's data-flow rule). */
+/* Grid sampling with multilinear or nearest reconstruction writes every lattice point: the
+ * body the samples, the fill (reconstruct/rt_grid.c) every other point. */
+static bool approx_fills_all(const pf_stage_approx *a)
+{
+    return !a || (a->sample == PF_SAMPLE_GRID &&
+                  (a->recon == PF_RECON_LINEAR || a->recon == PF_RECON_NEAREST));
+}
+
 static bool needs_zero(const pf_image_decl *img)
 {
     const pf_stage *st = img->first_writer;
-    if (!st || st->serial || st->over || st->approx || st->n_vars != img->ndims)
+    if (!st || st->serial || st->over || !approx_fills_all(st->approx) ||
+        st->n_vars != img->ndims)
         return true;
     if (st->image->image != img)
         return true;

@@ -78,6 +78,9 @@ void lower_stage(lower_ctx *c, const pf_stage *st);
 lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st);
 /* The storage buffer and grid of an on-demand image, created at its declaration. */
 void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img);
+/* lower_fill.c: grid store reconstruction (linear, nearest) as loops; false when it does not
+ * apply (the caller emits the runtime call). */
+bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, ir_buffer *img);
 /* lower_at.c: compute-at producers inside a consumer's y tile, and their restricted loops. */
 void lower_at_producers(lower_ctx *c, const pf_stage *st, ir_expr *ylo, ir_expr *yhi);
 void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_expr **hi,

@@ -82,6 +82,7 @@ void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img)
                                                               irf_bin(f, IR_SUB, sp, ir_const_i32(f, 1))),
                                              sp), ir_const_i32(f, 1));
         }
+        s->extent[d]->positive = true;  /* the logical extent, or max(..., 1) */
         lower_emit(c, ir_let(f, s->extent[d], e));
     }
     ir_interp *g = PF_NEW(f->arena, ir_interp);
@@ -497,7 +498,8 @@ static void lower_sampled(lower_ctx *c, const pf_stage *st, nest_spec *ns, ir_va
         if (a->sample == PF_SAMPLE_LOOP)
             nest_loop_perf(c, ns, k >= 2 ? 1 : 0);
         lower_emit(c, build_nest(c, ns, vars));
-        if (a->sample == PF_SAMPLE_GRID && a->recon != PF_RECON_NONE && !store)
+        if (a->sample == PF_SAMPLE_GRID && a->recon != PF_RECON_NONE && !store &&
+            !lower_grid_fill(c, st, L, img))
             emit_reconstruct(c, st, L, img, NULL, NULL);
         break;
     }

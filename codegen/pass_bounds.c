@@ -28,7 +28,8 @@
 typedef struct constraint {
     const void *site;   /* the load/store expression or the comparison */
     int dim;            /* loads/stores: the dimension; comparisons: -1 */
-    bool lower;         /* v >= bound, else v <= bound */
+    bool lower;         /* k*v >= bound, else k*v <= bound */
+    int64_t k;          /* > 0: v's coefficient (4 for the lattice read in[4*J - 8]) */
     aff bound;
 } constraint;
 
@@ -59,27 +60,31 @@ static bool outside(const split *sp, const aff *a)
     return true;
 }
 
-static void add(split *sp, const void *site, int dim, bool lower, aff bound)
+static void add(split *sp, const void *site, int dim, bool lower, int64_t k, aff bound)
 {
     if (sp->n < MAX_CONSTRAINTS && bound.ok) {
-        constraint c = { site, dim, lower, bound };
+        constraint c = { site, dim, lower, k, bound };
         sp->c[sp->n++] = c;
     }
 }
 
-/* index = v + off must satisfy 0 <= index <= extent - 1. */
+/* Largest coefficient of v handled: lattice reads of spacing up to 64 times a step. */
+#define MAX_COEF 4096
+
+/* index = k*v + off must satisfy 0 <= index <= extent - 1. */
 static void index_constraints(bounds_ctx *b, split *sp, const void *site, const ir_buffer *buf,
                               int d, const ir_expr *index)
 {
     aff a = aff_of(&b->env, index);
-    if (!a.ok || aff_coef(&a, sp->v) != 1)
+    int64_t k = a.ok ? aff_coef(&a, sp->v) : 0;
+    if (k < 1 || k > MAX_COEF)
         return;
     aff off = aff_drop(a, sp->v);
     if (!outside(sp, &off))
         return;
-    add(sp, site, d, true, aff_scale(off, -1));
+    add(sp, site, d, true, k, aff_scale(off, -1));
     aff ext = aff_of(&b->env, ir_ref(b->f, buf->extent[d]));
-    add(sp, site, d, false, aff_sub(aff_add(ext, aff_const(-1)), off));
+    add(sp, site, d, false, k, aff_sub(aff_add(ext, aff_const(-1)), off));
     sp->n_loads++;
 }
 
@@ -104,7 +109,7 @@ static void collect_expr(bounds_ctx *b, split *sp, const ir_expr *e)
         collect_expr(b, sp, e->args[i]);
 }
 
-/* A comparison p < q or p <= q with coefficient +-1 on v bounds v on one side. */
+/* A comparison p < q or p <= q with a non-zero coefficient on v bounds v on one side. */
 static void compare_constraint(bounds_ctx *b, split *sp, const ir_expr *cmp)
 {
     aff d = aff_sub(aff_of(&b->env, cmp->a), aff_of(&b->env, cmp->b));
@@ -112,13 +117,13 @@ static void compare_constraint(bounds_ctx *b, split *sp, const ir_expr *cmp)
         return;
     int64_t k = aff_coef(&d, sp->v);
     aff r = aff_drop(d, sp->v);
-    if ((k != 1 && k != -1) || !outside(sp, &r))
+    if (k == 0 || k > MAX_COEF || k < -MAX_COEF || !outside(sp, &r))
         return;
     int64_t strict = cmp->op == IR_LT ? 1 : 0;  /* d <= -strict */
-    if (k == 1)   /* v + r <= -strict  ->  v <= -r - strict */
-        add(sp, cmp, -1, false, aff_sub(aff_const(-strict), r));
-    else          /* -v + r <= -strict  ->  v >= r + strict */
-        add(sp, cmp, -1, true, aff_add(r, aff_const(strict)));
+    if (k > 0)    /* k*v + r <= -strict  ->  k*v <= -r - strict */
+        add(sp, cmp, -1, false, k, aff_sub(aff_const(-strict), r));
+    else          /* -|k|*v + r <= -strict  ->  |k|*v >= r + strict */
+        add(sp, cmp, -1, true, -k, aff_add(r, aff_const(strict)));
 }
 
 static void collect_cond(bounds_ctx *b, split *sp, const ir_expr *c)
@@ -315,15 +320,33 @@ static ir_stmt *loop_copy(bounds_ctx *b, const ir_stmt *s, ir_expr *lo, ir_expr 
     return c;
 }
 
+/* floor(a / k) for k > 0 (IR_DIV truncates toward zero). */
+static ir_expr *floor_div(ir_func *f, ir_expr *a, int64_t k)
+{
+    if (k == 1)
+        return a;
+    ir_expr *kk = ir_const_i32(f, (int32_t)k);
+    ir_expr *neg = irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, a, ir_const_i32(f, (int32_t)(k - 1))),
+                           kk);
+    return irf_select(f, irf_bin(f, IR_LT, a, ir_const_i32(f, 0)), neg, irf_bin(f, IR_DIV, a, kk));
+}
+
+/* The first v with k*v >= bound is ceil(bound / k); one past the last with k*v <= bound is
+ * floor(bound / k) + 1. */
 static ir_expr *bound_expr(bounds_ctx *b, const split *sp, bool lower, ir_expr *init)
 {
+    ir_func *f = b->f;
     ir_expr *r = init;
     for (int i = 0; i < sp->n; i++)
         if (sp->c[i].lower == lower) {
-            ir_expr *x = aff_to_expr(b->f, &sp->c[i].bound);
-            if (!lower)
-                x = irf_bin(b->f, IR_ADD, x, ir_const_i32(b->f, 1));
-            r = irf_bin(b->f, lower ? IR_MAX : IR_MIN, r, x);
+            const constraint *c = &sp->c[i];
+            ir_expr *x = aff_to_expr(f, &c->bound);
+            if (lower)
+                x = irf_bin(f, IR_SUB, ir_const_i32(f, 0),
+                            floor_div(f, irf_bin(f, IR_SUB, ir_const_i32(f, 0), x), c->k));
+            else
+                x = irf_bin(f, IR_ADD, floor_div(f, x, c->k), ir_const_i32(f, 1));
+            r = irf_bin(f, lower ? IR_MAX : IR_MIN, r, x);
         }
     return r;
 }
@@ -336,6 +359,8 @@ static aff symbolic_bound(bounds_ctx *b, const ir_stmt *s, const split *sp, bool
     for (int i = 0; i < sp->n && best.ok; i++) {
         if (sp->c[i].lower != lower)
             continue;
+        if (sp->c[i].k != 1)
+            return (aff){ 0 };  /* a bound on k*v is not an affine bound on v */
         int ge = aff_ge(&sp->c[i].bound, &best);
         if (ge < 0)
             best.ok = false;
@@ -401,7 +426,7 @@ static void keep_implied_comparisons(split *sp)
         bool keep = c->dim >= 0;
         for (int j = 0; j < sp->n && !keep; j++) {
             const constraint *l = &sp->c[j];
-            if (l->dim < 0 || l->lower != c->lower)
+            if (l->dim < 0 || l->lower != c->lower || l->k != c->k)
                 continue;
             keep = c->lower ? aff_ge(&l->bound, &c->bound) == 1
                             : aff_ge(&c->bound, &l->bound) == 1;
@@ -422,7 +447,7 @@ static void drop_redundant(split *sp)
         bool redundant = false;
         for (int j = 0; j < sp->n && !redundant; j++) {
             const constraint *o = &sp->c[j];
-            if (j == i || o->lower != c->lower)
+            if (j == i || o->lower != c->lower || o->k != c->k)
                 continue;
             int ge = c->lower ? aff_ge(&o->bound, &c->bound) : aff_ge(&c->bound, &o->bound);
             /* o is at least as tight; on ties keep the first */
@@ -444,7 +469,8 @@ static bool worth_splitting(bounds_ctx *b, const ir_stmt *s, const split *sp)
     aff lo = aff_of(&b->env, s->lo), hi = aff_add(aff_of(&b->env, s->hi), aff_const(-1));
     for (int i = 0; i < sp->n; i++) {
         const constraint *c = &sp->c[i];
-        int ge = c->lower ? aff_ge(&lo, &c->bound) : aff_ge(&c->bound, &hi);
+        aff klo = aff_scale(lo, c->k), khi = aff_scale(hi, c->k);
+        int ge = c->lower ? aff_ge(&klo, &c->bound) : aff_ge(&c->bound, &khi);
         if (ge != 1)
             return true;
     }

@@ -196,10 +196,16 @@ static void grid_dim(od_ctx *c, const ir_interp *g, const ir_buffer *store, int 
                                                 i32(c, 0)));
         *on = *on ? irf_bin(f, IR_AND, *on, ok) : ok;
     }
+    /* An index inside the image of a whole-image lattice has its lower neighbour inside the
+     * storage: t in [0, n), so t / (step * s) < ceil(n / s). */
+    bool q_inside = in_range && !g->check_lattice;
     if (R >= 0) {  /* congruence simplification: constant residue and weights */
         int64_t r = (R / st) % s;
         D->q = irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, t, i32(c, R)), i32(c, st * s));
-        D->q = irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, D->q, i32(c, 0)), last);
+        if (st * s > 1 && D->q->kind == IR_BIN && D->q->op == IR_DIV)
+            D->q->exact = true;  /* proven: t - R is a multiple of step * s */
+        if (!q_inside)
+            D->q = irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, D->q, i32(c, 0)), last);
         D->q1 = irf_bin(f, IR_MIN, irf_bin(f, IR_ADD, D->q, i32(c, 1)), last);
         if (r != 0)
             D->w = ir_const_f32(f, (float)r / (float)s);
@@ -208,7 +214,7 @@ static void grid_dim(od_ctx *c, const ir_interp *g, const ir_buffer *store, int 
         return;
     }
     ir_expr *q = irf_bin(f, IR_DIV, u, i32(c, s)), *r = irf_bin(f, IR_MOD, u, i32(c, s));
-    D->q = irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, q, i32(c, 0)), last);
+    D->q = q_inside ? q : irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, q, i32(c, 0)), last);
     D->q1 = irf_bin(f, IR_MIN, irf_bin(f, IR_ADD, D->q, i32(c, 1)), last);
     if (s == 1)
         return;

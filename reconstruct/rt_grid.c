@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define RT_MAX_DIMS 4
+#define RT_MAX_SPACING 65  /* fill_row0's weight tables; larger spacings take the general path */
 
 int pf_rt_grid_mask(int w, int h, int ox, int oy, int sx, int sy, uint8_t *mask, size_t *count)
 {
@@ -93,17 +94,26 @@ static void grid_dim_free(grid_dim *g)
     free(g->t);
 }
 
+/* dst = (1-t) a + t b along one contiguous row; t = 0 copies. The rows are distinct lines of
+ * one array, so they never overlap (restrict lets the compiler vectorize). */
+static void row_lerp(float *restrict dst, const float *restrict a, const float *restrict b,
+                     int64_t n, float t)
+{
+    if (t == 0.0f) {
+        memcpy(dst, a, (size_t)n * sizeof(float));
+        return;
+    }
+    float u = 1.0f - t;
+    for (int64_t i = 0; i < n; i++)
+        dst[i] = u * a[i] + t * b[i];
+}
+
 /* dst = (1-t) a + t b over the block of dimensions 0..nd-1 (all positions). t = 0 copies. */
 static void block_lerp(const grid_dim *g, int nd, float *dst, const float *a, const float *b,
                        float t)
 {
     if (nd == 1 && g[0].stride == 1) {
-        int64_t n = g[0].extent;
-        if (t == 0.0f)
-            memcpy(dst, a, (size_t)n * sizeof(float));
-        else
-            for (int64_t i = 0; i < n; i++)
-                dst[i] = (1.0f - t) * a[i] + t * b[i];
+        row_lerp(dst, a, b, g[0].extent, t);
         return;
     }
     const grid_dim *o = &g[nd - 1];
@@ -116,11 +126,36 @@ static void block_lerp(const grid_dim *g, int nd, float *dst, const float *a, co
     }
 }
 
+/* Dimension 0 with stride 1, by runs: the positions between two samples share their sources,
+ * and position lo + k has the weight k / spacing (the same value grid_rule computes). */
+static void fill_row0(const grid_dim *gd, float *row, fill_kind kind)
+{
+    int64_t o = gd->origin, s = gd->spacing, end = o + gd->last * s;
+    float t[RT_MAX_SPACING], u[RT_MAX_SPACING];
+    for (int64_t k = 1; k < s && k < RT_MAX_SPACING; k++) {
+        t[k] = kind == FILL_NEAREST ? (2 * k > s) : (float)k / (float)s;
+        u[k] = 1.0f - t[k];
+    }
+    for (int64_t p = 0; p < o; p++)
+        row[p] = row[o];
+    for (int64_t lo = o; lo < end; lo += s) {
+        float a = row[lo], b = row[lo + s];
+        for (int64_t k = 1; k < s; k++)
+            row[lo + k] = kind == FILL_NEAREST ? (t[k] != 0.0f ? b : a) : u[k] * a + t[k] * b;
+    }
+    for (int64_t p = end + 1; p < gd->extent; p++)
+        row[p] = row[end];
+}
+
 /* Fills dimension d along one line at `base` (dimensions > d fixed on sample coordinates). */
-static void fill_line(const grid_dim *g, int d, float *base)
+static void fill_line(const grid_dim *g, int d, float *base, fill_kind kind)
 {
     const grid_dim *gd = &g[d];
     int64_t s = gd->stride;
+    if (d == 0 && s == 1 && gd->spacing < RT_MAX_SPACING) {
+        fill_row0(gd, base, kind);
+        return;
+    }
     for (int64_t p = 0; p < gd->extent; p++) {
         float t = gd->t[p];
         if (t < 0.0f)
@@ -134,15 +169,15 @@ static void fill_line(const grid_dim *g, int d, float *base)
 }
 
 /* Visits every line of pass d: dimensions e > d range over their sample coordinates. */
-static void fill_pass(const grid_dim *g, int d, int e, float *base)
+static void fill_pass(const grid_dim *g, int d, int e, float *base, fill_kind kind)
 {
     if (e == d) {
-        fill_line(g, d, base);
+        fill_line(g, d, base, kind);
         return;
     }
     const grid_dim *ge = &g[e];
     for (int64_t p = ge->origin; p < ge->extent; p += ge->spacing)
-        fill_pass(g, d, e - 1, base + p * ge->stride);
+        fill_pass(g, d, e - 1, base + p * ge->stride, kind);
 }
 
 static int grid_fill(float *data, int ndims, const int64_t *extent, const int64_t *stride,
@@ -156,7 +191,7 @@ static int grid_fill(float *data, int ndims, const int64_t *extent, const int64_
         rc = grid_dim_init(&g[d], extent[d], stride[d], origin[d], spacing[d], kind);
     for (int d = 0; d < ndims && rc == PF_RT_OK; d++)
         if (g[d].spacing > 1 || g[d].origin > 0)
-            fill_pass(g, d, ndims - 1, data);
+            fill_pass(g, d, ndims - 1, data, kind);
     for (int d = 0; d < ndims; d++)
         grid_dim_free(&g[d]);
     return rc;

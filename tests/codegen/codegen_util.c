@@ -1,6 +1,10 @@
 /* Helpers for the codegen tests (see codegen_util.h). */
 #include "tests/codegen/codegen_util.h"
 
+#include "base/fileio.h"
+#include "perforate/apply.h"
+#include "perforate/schedule.h"
+
 #include "tests/harness/harness.h"
 
 #include <math.h>
@@ -122,6 +126,11 @@ int cg_run_variant(pf_variant *v, const pf_program *prog, const pf_param_values 
         const int64_t *e = b.extents[d->index];
         out->out[i] = pf_image_new((int)e[0], d->ndims > 1 ? (int)e[1] : 1,
                                    d->ndims > 2 ? (int)e[2] : 1, &err);
+        /* Garbage in every output sample: a backend must overwrite all of them, and one that
+         * skips a sample shows up as 1e30 in the comparison. */
+        pf_image *o = out->out[i];
+        for (size_t k = 0; k < o->plane * (size_t)o->channels; k++)
+            o->data[k] = 1e30f;
         bufs[n_inputs + i] = input_buffer(d, out->out[i]);
     }
     pf_binding_free(&b);
@@ -168,4 +177,27 @@ double cg_max_abs_diff(const pf_image *a, const pf_image *b)
                     m = d != d ? INFINITY : d;
             }
     return m;
+}
+
+char *cg_ir_dump(pf_program *prog, const char *schedule)
+{
+    pf_error err;
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_schedule *s = pf_schedule_from_string(prog, schedule, &err);
+    if (!s)
+        fprintf(stderr, "\n%s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(prog, s, &err), 0);
+    pf_compile_options o = { 0 };
+    o.schedule = s;
+    o.dump_ir = pf_test_tmp("exec.ir");
+    pf_variant *v = pf_compile(prog, &pv, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    pf_variant_free(v);
+    pf_schedule_delete(s);
+    pf_params_free(&pv);
+    char *text;
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(o.dump_ir, 1 << 24, &text, NULL, &err), 0);
+    return text;
 }

@@ -34,5 +34,8 @@ int cg_run_variant(pf_variant *v, const pf_program *prog, const pf_param_values 
 void cg_run_free(cg_run *r);
 /* Max |a - b|; a NaN in both images at the same place counts as equal, NaN in one as inf. */
 double cg_max_abs_diff(const pf_image *a, const pf_image *b);
+/* Applies schedule (text) to prog, compiles it with the JIT and returns the final loop IR
+ * (free it); fails the test on error. */
+char *cg_ir_dump(pf_program *prog, const char *schedule);
 
 #endif

@@ -109,4 +109,26 @@ static void test_approx_matches_interpreter(void)
     pf_image_free(photo);
 }
 
-PF_TEST_SUITE(codegen_approx, PF_TEST(test_approx_matches_interpreter))
+/* Grid store reconstruction runs as generated loops (codegen/lower_fill.c): its edges (the
+ * last sample before the image's end, extents that are not multiples of the spacing) on an
+ * odd-sized image, against the interpreter's runtime fill. */
+static void test_grid_fill_odd_sizes(void)
+{
+    static const char *const fills[] = {
+        "loop_output grid 4 1 1 reconstruct store linear\n",
+        "loop_output grid 1 3 1 reconstruct store linear\n",
+        "loop_output grid 3 5 1 reconstruct store linear\n",
+        "loop_output grid 5 2 1 reconstruct store nearest\n",
+        "loop_temp grid 2 7 1 reconstruct store nearest\n",
+        "loop_temp grid 64 1 1 reconstruct store linear\n",
+    };
+    pf_image *in = cg_synthetic(61, 37, 3, 7);
+    for (size_t i = 0; i < sizeof fills / sizeof *fills; i++) {
+        approx_case ac = { "blur", fills[i], i == 2 };
+        run_case(&ac, in);
+    }
+    pf_image_free(in);
+}
+
+PF_TEST_SUITE(codegen_approx, PF_TEST(test_approx_matches_interpreter),
+              PF_TEST(test_grid_fill_odd_sizes))

@@ -2,7 +2,6 @@
  * documented (checked on IR dumps), and no legal schedule changes a result: a property test
  * draws random legal execution genes (fixed seed) for every app, alone and on top of
  * approximations, and compares the JIT with the reference interpreter. */
-#include "base/fileio.h"
 #include "perforate/apply.h"
 #include "perforate/exec.h"
 #include "perforate/schedule.h"
@@ -12,29 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *ir_dump(pf_program *prog, const char *schedule)
-{
-    pf_error err;
-    pf_param_values pv;
-    pf_params_init(&pv, prog);
-    pf_schedule *s = pf_schedule_from_string(prog, schedule, &err);
-    if (!s)
-        fprintf(stderr, "\n%s\n", err.msg);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(prog, s, &err), 0);
-    pf_compile_options o = { 0 };
-    o.schedule = s;
-    o.dump_ir = pf_test_tmp("exec.ir");
-    pf_variant *v = pf_compile(prog, &pv, &o, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
-    pf_variant_free(v);
-    pf_schedule_delete(s);
-    pf_params_free(&pv);
-    char *text;
-    CU_ASSERT_EQUAL_FATAL(pf_read_file(o.dump_ir, 1 << 24, &text, NULL, &err), 0);
-    return text;
-}
 
 /* `inline`: the producer's expression is evaluated at each read (with its image's boundary
  * mode), no storage is allocated, and results equal the interpreter's. */
@@ -52,7 +28,7 @@ static void test_inline(void)
     pf_error err;
     pf_program *p = pf_compile_string("inline.pf", src, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    char *ir = ir_dump(p, "gray exec inline\nscale exec inline\n");
+    char *ir = cg_ir_dump(p, "gray exec inline\nscale exec inline\n");
     CU_ASSERT_PTR_NULL(strstr(ir, "allocate g"));
     CU_ASSERT_PTR_NULL(strstr(ir, "allocate k"));
     CU_ASSERT_PTR_NULL(strstr(ir, "stage gray"));
@@ -80,25 +56,25 @@ static void test_inline(void)
 static void test_directives_shape_the_loop_nest(void)
 {
     pf_program *p = cg_load_app("blur");
-    char *ir = ir_dump(p, "loop_output exec tile 64 16 vectorize 8 parallel unroll 2\n");
+    char *ir = cg_ir_dump(p, "loop_output exec tile 64 16 vectorize 8 parallel unroll 2\n");
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "parallel for yo"));          /* the outer tile loop */
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "for xo"));                   /* tiles in x */
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "step (1 * 64)") || strstr(ir, "step 64"));
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<8> x"));      /* innermost x */
     CU_ASSERT_PTR_NULL(strstr(ir, "vectorized for<8> y"));
     free(ir);
-    ir = ir_dump(p, "loop_temp exec vectorize 16\nloop_output exec root\n");
+    ir = cg_ir_dump(p, "loop_temp exec vectorize 16\nloop_output exec root\n");
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<16> x"));
     CU_ASSERT_PTR_NULL(strstr(ir, "parallel for"));
     CU_ASSERT_PTR_NULL(strstr(ir, "for xo"));
     free(ir);
     /* root = as written: no directive at all */
-    ir = ir_dump(p, "loop_temp exec root\nloop_output exec root\n");
+    ir = cg_ir_dump(p, "loop_temp exec root\nloop_output exec root\n");
     CU_ASSERT_PTR_NULL(strstr(ir, "vectorized"));
     CU_ASSERT_PTR_NULL(strstr(ir, "parallel"));
     free(ir);
     /* no exec line: the default schedule vectorizes and parallelizes non-serial stages */
-    ir = ir_dump(p, "");
+    ir = cg_ir_dump(p, "");
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "parallel for y"));
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<8> x"));
     free(ir);

@@ -1,0 +1,104 @@
+/* What the passes buy on perforated code, checked on the final loop IR of the paper's blur
+ * variant (apps/blur_paper.sched): lattice reads at 4*J + k lose their boundary checks in the
+ * interior (pass_bounds with coefficients), on-demand reads that land on samples become plain
+ * loads at x / 4 (pass_ondemand: no clamps inside the image), and the store-mode fill is
+ * generated loops, not a runtime call (lower_fill.c). Also the affine facts they rest on. */
+#include "codegen/affine.h"
+#include "tests/codegen/codegen_util.h"
+#include "tests/harness/harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char paper[] = "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                            "loop_output grid 4 4 1 reconstruct store linear\n";
+
+/* The line of text containing p. */
+static char *line_of(const char *text, const char *p, char *buf, size_t n)
+{
+    const char *a = p, *b = p;
+    while (a > text && a[-1] != '\n')
+        a--;
+    while (*b && *b != '\n')
+        b++;
+    size_t len = (size_t)(b - a) < n - 1 ? (size_t)(b - a) : n - 1;
+    memcpy(buf, a, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+static void test_lattice_reads_lose_their_checks(void)
+{
+    pf_program *p = cg_load_app("blur");
+    char *ir = cg_ir_dump(p, paper);
+    /* the stage over the storage index J is split, and its vector copy reads unclamped */
+    const char *vec = strstr(ir, "vectorized for<8> J");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(vec);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "interior_lo"));
+    char line[4096];
+    const char *read = strstr(vec, "in[((J");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(read);
+    line_of(ir, read, line, sizeof line);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, "* 4) + -8)"));
+    CU_ASSERT_PTR_NULL(strstr(line, "{clamp"));
+    free(ir);
+    pf_program_free(p);
+}
+
+static void test_ondemand_reads_on_samples_are_plain(void)
+{
+    pf_program *p = cg_load_app("blur");
+    char *ir = cg_ir_dump(p, paper);
+    /* Z3 proves x = 4k on the output's lattice: one load at x / 4, no blend, no clamp */
+    const char *read = strstr(ir, "temp_grid[(x_");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(read);
+    char line[8192];
+    line_of(ir, read, line, sizeof line);
+    CU_ASSERT_PTR_NOT_NULL(strstr(line, " / 4)"));
+    CU_ASSERT_PTR_NULL(strstr(line, "min(max("));
+    CU_ASSERT_PTR_NULL(strstr(line, "select("));
+    free(ir);
+    pf_program_free(p);
+}
+
+static void test_store_fill_is_generated(void)
+{
+    pf_program *p = cg_load_app("blur");
+    char *ir = cg_ir_dump(p, paper);
+    CU_ASSERT_PTR_NULL(strstr(ir, "reconstruct("));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "parallel for fj"));      /* rows on threads */
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<8> fx"));  /* columns in lanes */
+    CU_ASSERT_PTR_NULL(strstr(ir, "zero_buffer(out)"));  /* the fill writes every sample */
+    free(ir);
+    /* Gaussian reconstruction stays a runtime call, and the output is zeroed first */
+    ir = cg_ir_dump(p, "loop_output grid 2 2 1 reconstruct store gaussian 1\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "reconstruct("));
+    free(ir);
+    pf_program_free(p);
+}
+
+static void test_affine_positive_variables(void)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = ir_func_new(&arena, "t");
+    ir_var *w = ir_var_new(f, "W", IR_I32, IR_VAR_LET), *x = ir_var_new(f, "X", IR_I32, IR_VAR_LET);
+    w->positive = true;
+    aff zero = aff_const(0), W = aff_var(w), X = aff_var(x);
+    aff w_minus_1 = aff_add(W, aff_const(-1));
+    CU_ASSERT_EQUAL(aff_ge(&w_minus_1, &zero), 1);       /* W >= 1 */
+    aff w_minus_2 = aff_add(W, aff_const(-2));
+    CU_ASSERT_EQUAL(aff_ge(&w_minus_2, &zero), -1);      /* W may be 1 */
+    aff neg_w = aff_scale(W, -1);
+    CU_ASSERT_EQUAL(aff_ge(&neg_w, &zero), 0);           /* -W < 0 */
+    aff two_w = aff_scale(W, 2);
+    CU_ASSERT_EQUAL(aff_ge(&two_w, &W), 1);              /* 2W >= W */
+    CU_ASSERT_EQUAL(aff_ge(&X, &zero), -1);              /* nothing known of X */
+    aff mixed = aff_sub(W, X);
+    CU_ASSERT_EQUAL(aff_ge(&mixed, &zero), -1);
+    pf_arena_free(&arena);
+}
+
+PF_TEST_SUITE(codegen_passes, PF_TEST(test_lattice_reads_lose_their_checks),
+              PF_TEST(test_ondemand_reads_on_samples_are_plain),
+              PF_TEST(test_store_fill_is_generated), PF_TEST(test_affine_positive_variables))
