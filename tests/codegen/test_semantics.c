@@ -95,6 +95,11 @@ static const sem_case cases[] = {
       "    out[x, y] = a + float(n / 7);\n    out[x, y] += 0.5;\n  }\n}\n", 1 },
 };
 
+/* The three backend configurations: the JIT with and without the bounds pass, the C backend. */
+static const struct { pf_backend backend; bool no_bounds; } configs[] = {
+    { PF_BACKEND_JIT, false }, { PF_BACKEND_JIT, true }, { PF_BACKEND_C, false },
+};
+
 static void run_case(const sem_case *sc)
 {
     pf_error err;
@@ -105,29 +110,35 @@ static void run_case(const sem_case *sc)
     pf_param_values params;
     pf_params_init(&params, prog);
     static const int sizes[][2] = { { 1, 1 }, { 13, 7 }, { 64, 33 } };
+    pf_image *in[3];
+    cg_run ref[3];
     for (int si = 0; si < 3; si++) {
-        pf_image *in = cg_synthetic(sizes[si][0], sizes[si][1], sc->channels, 5u + (unsigned)si);
-        cg_run ref, got;
-        CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &params, PF_BACKEND_INTERP, false, &in, 1,
-                                             &ref), 0);
-        const pf_backend backends[] = { PF_BACKEND_JIT, PF_BACKEND_C };
-        for (int b = 0; b < 2; b++) {
-            for (int nb = 0; nb < 2; nb++) {
-                if (b == 1 && nb == 1)
-                    continue;
-                CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &params, backends[b], nb, &in, 1,
-                                                     &got), 0);
-                double d = cg_max_abs_diff(ref.out[0], got.out[0]);
-                if (d > 1e-5)
-                    fprintf(stderr, "\n    %s: %s%s at %dx%d differs by %g", sc->name,
-                            pf_backend_name(backends[b]), nb ? " (no bounds pass)" : "",
-                            sizes[si][0], sizes[si][1], d);
-                CU_ASSERT(d <= 1e-5);
-                cg_run_free(&got);
-            }
+        in[si] = cg_synthetic(sizes[si][0], sizes[si][1], sc->channels, 5u + (unsigned)si);
+        CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &params, PF_BACKEND_INTERP, false, &in[si], 1,
+                                             &ref[si]), 0);
+    }
+    for (size_t b = 0; b < sizeof configs / sizeof *configs; b++) {
+        pf_compile_options o = { 0 };
+        o.backend = configs[b].backend;
+        o.no_bounds_pass = configs[b].no_bounds;
+        pf_variant *v = cg_compile(prog, &params, &o);  /* once; runs on every size */
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+        for (int si = 0; si < 3; si++) {
+            cg_run got;
+            CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &params, &in[si], 1, &got), 0);
+            double d = cg_max_abs_diff(ref[si].out[0], got.out[0]);
+            if (d > 1e-5)
+                fprintf(stderr, "\n    %s: %s%s at %dx%d differs by %g", sc->name,
+                        pf_backend_name(o.backend), o.no_bounds_pass ? " (no bounds pass)" : "",
+                        sizes[si][0], sizes[si][1], d);
+            CU_ASSERT(d <= 1e-5);
+            cg_run_free(&got);
         }
-        cg_run_free(&ref);
-        pf_image_free(in);
+        pf_variant_free(v);
+    }
+    for (int si = 0; si < 3; si++) {
+        cg_run_free(&ref[si]);
+        pf_image_free(in[si]);
     }
     pf_params_free(&params);
     pf_program_free(prog);

@@ -225,6 +225,24 @@ static void test_resume_after_sigkill_matches_uninterrupted(void)
     pf_tune_config_free(&cfg);
 }
 
+static void test_seed_replays_a_run(void)
+{
+    const char *a = pf_test_tmp("seed-a"), *b = pf_test_tmp("seed-b"), *c = pf_test_tmp("seed-c");
+    pf_tune_config cfg;
+    small_config(&cfg, 10, 4);
+    fake_run(a, &cfg, false, 0);
+    fake_run(b, &cfg, false, 0);
+    cfg.ga.seed++;
+    fake_run(c, &cfg, false, 0);
+    char *pa = population_of(a), *pb = population_of(b), *pc = population_of(c);
+    CU_ASSERT_STRING_EQUAL(pa, pb);
+    CU_ASSERT(strcmp(pa, pc) != 0);
+    free(pa);
+    free(pb);
+    free(pc);
+    pf_tune_config_free(&cfg);
+}
+
 /* The real thing, small: blur through the pool, killed in generation 1, resumed. */
 static void test_real_run_resumes(void)
 {
@@ -254,4 +272,5 @@ static void test_real_run_resumes(void)
 PF_TEST_SUITE(search_rundir, PF_TEST(test_log_appends_and_cuts_torn_lines),
               PF_TEST(test_run_files_and_cache),
               PF_TEST(test_resume_after_sigkill_matches_uninterrupted),
+              PF_TEST(test_seed_replays_a_run),
               PF_TEST(test_real_run_resumes))
