@@ -339,7 +339,7 @@ static LLVMValueRef per_lane(vec *v, const char *name, LLVMTypeRef ret, LLVMType
 static vval vcall(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
-    vval a[5];
+    vval a[5] = { 0 };
     bool any = false, is_vec[5];
     LLVMValueRef args[5];
     for (int i = 0; i < x->n_args && i < 4; i++) {

@@ -168,7 +168,7 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     const pf_stage *st = ns->st;
     const pf_exec_gene *g = &c->exec[st->index];
     int k = st->n_vars, n = 0;
-    nest_loop loops[IR_MAX_DIMS];
+    nest_loop loops[IR_MAX_DIMS] = { 0 };
     for (int d = 0; d < k; d++) {
         nest_loop l = { vars[d], ns->lo[d], ns->hi[d], ns->step[d], ns->align[d],
                         IR_LOOP_SERIAL, 1, 0, NULL };

@@ -121,7 +121,9 @@ static bool od_locate(const pf_iimage *im, const int64_t *p, pf_iod_point *pt)
 static float od_linear(const pf_iimage *im, const pf_iod_point *pt, int d, int64_t off)
 {
     const pf_iod *od = im->od;
-    if (d == od->k)
+    /* d < k <= the point's dimensions; the second test lets the compiler see the recursion
+     * stops (it otherwise warns about indices past the arrays at -O3) */
+    if (d == od->k || d >= (int)(sizeof pt->q / sizeof pt->q[0]))
         return im->data[off];
     float a = od_linear(im, pt, d + 1, off + pt->q[d] * im->stride[d]);
     if (pt->r[d] == 0)

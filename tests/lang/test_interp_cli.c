@@ -61,7 +61,7 @@ static char *read_all(const char *path, size_t *len)
 
 static int same_files(const char *a, const char *b)
 {
-    size_t la, lb;
+    size_t la = 0, lb = 0;
     char *da = read_all(a, &la), *db = read_all(b, &lb);
     int same = da && db && la == lb && memcmp(da, db, la) == 0;
     free(da);
