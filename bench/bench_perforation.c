@@ -109,6 +109,96 @@ static pf_variant *compile_sched(bench_prog *bp, const char *sched, int threads,
     return v;
 }
 
+/* Compiles from schedule text instead of a file. */
+static pf_variant *compile_text(bench_prog *bp, const char *text, int threads, bool no_cong,
+                                char *why, size_t nwhy)
+{
+    pf_error err;
+    pf_schedule_clear(bp->prog);
+    pf_schedule *s = pf_schedule_from_string(bp->prog, text, &err);
+    pf_variant *v = NULL;
+    if (s && pf_schedule_apply(bp->prog, s, &err) == 0)
+        v = bench_compile(bp, s, threads, no_cong, &err);
+    pf_schedule_delete(s);
+    pf_schedule_clear(bp->prog);
+    if (!v) {
+        snprintf(why, nwhy, "n/a: %.250s", err.msg);
+        first_line(why);
+    }
+    return v;
+}
+
+/* Where the variant's time goes: each half of the paper's schedule alone, on one photo. */
+static void part1_breakdown(bench_prog *bp, int reps)
+{
+    static const struct {
+        const char *name, *text;
+        bool no_cong;
+    } v[] = {
+        { "exact", "# perfora schedule 1\n", false },
+        { "loop_temp grid 4 1 1 on-demand linear only",
+          "# perfora schedule 1\nloop_temp grid 4 1 1 reconstruct on-demand linear\n", false },
+        { "loop_output grid 4 4 1 store linear only",
+          "# perfora schedule 1\nloop_output grid 4 4 1 reconstruct store linear\n", false },
+        { "loop_output grid 4 4 1 store nearest only",
+          "# perfora schedule 1\nloop_output grid 4 4 1 reconstruct store nearest\n", false },
+        { "both (the paper's variant)",
+          "# perfora schedule 1\nloop_temp grid 4 1 1 reconstruct on-demand linear\n"
+          "loop_output grid 4 4 1 reconstruct store linear\n", false },
+        { "both, no congruence simplification",
+          "# perfora schedule 1\nloop_temp grid 4 1 1 reconstruct on-demand linear\n"
+          "loop_output grid 4 4 1 reconstruct store linear\n", true },
+    };
+    enum { N = sizeof v / sizeof v[0], NC = 2 };
+    pf_error err;
+    pf_image *in = bench_photo(BENCH_TRAIN "/natural_0_820x614.png", 820, 614, &err);
+    if (!in)
+        return;
+    trow rows[N + NC];
+    memset(rows, 0, sizeof rows);
+    bench_img vin = bench_view(in);
+    for (int i = N; i < N + NC; i++) {  /* plain C: the exact blur and the variant by hand */
+        rows[i].out = pf_image_new(820, 614, 3, &err);
+        bench_img vo = bench_view(rows[i].out);
+        snprintf(rows[i].name, sizeof rows[i].name, "%s", i == N ? "plain C reasonable, exact"
+                                                                  : "plain C, the variant by hand");
+        rows[i].ok = (i == N ? bench_plainc_make(BENCH_BLUR, 0, &vin, &vo, &rows[i].m)
+                             : bench_plainc_blur_variant_make(&vin, &vo, &rows[i].m)) == 0;
+    }
+    for (int i = 0; i < N; i++) {
+        snprintf(rows[i].name, sizeof rows[i].name, "%s", v[i].name);
+        rows[i].v = compile_text(bp, v[i].text, 1, v[i].no_cong, rows[i].why,
+                                 sizeof rows[i].why);
+        rows[i].ok = rows[i].v != NULL;
+        rows[i].in = in;
+        rows[i].out = pf_image_new(820, 614, 3, &err);
+    }
+    measure(rows, N + NC, reps);
+    printf("\n# where the time goes (natural_0 820x614, 1 thread; Lab error vs perfora exact)\n");
+    printf("  %-44s %10s %10s %9s %9s %11s\n", "schedule", "median ms", "min ms", "exact/x",
+           "Lab err", "compile ms");
+    for (int i = 0; i < N + NC; i++) {
+        double lab = NAN;
+        if (!rows[i].ok) {
+            printf("  %-44s %10s  %s\n", rows[i].name, "n/a", rows[i].why);
+        } else {
+            if (pf_metric_lab_de76_paper(rows[i].out, rows[0].out, &lab, &err) != 0)
+                fprintf(stderr, "bench_perforation: %s\n", err.msg);
+            char cms[16] = "-";
+            if (rows[i].v)
+                snprintf(cms, sizeof cms, "%.0f", pf_variant_compile_ms(rows[i].v));
+            printf("  %-44s %10.3f %10.3f %9.2f %9.3f %11s\n", rows[i].name, med(&rows[i]),
+                   bench_min(rows[i].t, rows[i].n), med(&rows[0]) / med(&rows[i]), lab, cms);
+        }
+    }
+    for (int i = 0; i < N + NC; i++) {  /* rows[0].out is every row's reference */
+        pf_variant_free(rows[i].v);
+        bench_method_free(&rows[i].m);
+        pf_image_free(rows[i].out);
+    }
+    pf_image_free(in);
+}
+
 /* ---- part 1: the paper's variant vs exact, per training photo ---- */
 
 static int part1(int reps)
@@ -182,6 +272,7 @@ static int part1(int reps)
     pf_variant_stats st = pf_variant_get_stats(va), sn = pf_variant_get_stats(vn);
     printf("# on-demand reads %d, congruences proven %d (no-Z3 build: %d, %d)\n",
            st.ondemand_reads, st.congruences_proven, sn.ondemand_reads, sn.congruences_proven);
+    part1_breakdown(&bp, reps);
     pf_variant_free(vx);
     pf_variant_free(va);
     pf_variant_free(vn);
@@ -316,8 +407,11 @@ static void part2_table(bench_prog *bp, pf_image *in, int threads, int reps, cha
                 snprintf(lab_s, sizeof lab_s, "%.3f", lab);
         }
         first_line(r->why);
-        printf("  %-36s %10.3f %10.3f %10.2f %11.2f %11.2f %9s  %s\n", r->name, t,
-               bench_min(r->t, r->n), t_adams / t, t / t_copy, t_exact / t, lab_s, r->why);
+        char adams_s[16] = "-";
+        if (!isnan(t_adams))
+            snprintf(adams_s, sizeof adams_s, "%.2f", t_adams / t);
+        printf("  %-36s %10.3f %10.3f %10s %11.2f %11.2f %9s  %s\n", r->name, t,
+               bench_min(r->t, r->n), adams_s, t / t_copy, t_exact / t, lab_s, r->why);
     }
     for (int i = 0; i < n; i++) {
         bench_method_free(&rows[i].m);

@@ -218,7 +218,7 @@ static double row_median(const row *r)
 
 static void print_rows(const row *rows, int n, double t_perfora)
 {
-    printf("  %-34s %10s %10s %5s %8s %9s %11s  %s\n", "method", "median ms", "min ms", "runs",
+    printf("  %-38s %10s %10s %5s %8s %9s %11s  %s\n", "method", "median ms", "min ms", "runs",
            "cpu/wall", "perfora/x", "max|diff|", "notes");
     for (int i = 0; i < n; i++) {
         const row *r = &rows[i];
@@ -226,7 +226,7 @@ static void print_rows(const row *rows, int n, double t_perfora)
         snprintf(why, sizeof why, "%s", r->why);
         first_line(why);
         if (!r->ok) {
-            printf("  %-34s %10s %10s %5s %8s %9s %11s  %s\n", r->name, "n/a", "", "", "", "", "",
+            printf("  %-38s %10s %10s %5s %8s %9s %11s  %s\n", r->name, "n/a", "", "", "", "", "",
                    why);
             continue;
         }
@@ -234,7 +234,7 @@ static void print_rows(const row *rows, int n, double t_perfora)
         char diff[32] = "-";
         if (!isnan(r->diff))
             snprintf(diff, sizeof diff, "%.2g", r->diff);
-        printf("  %-34s %10.3f %10.3f %5d %8.2f %9.2f %11s  %s\n", r->name, med,
+        printf("  %-38s %10.3f %10.3f %5d %8.2f %9.2f %11s  %s\n", r->name, med,
                bench_min(r->t, r->n), r->n, r->cpu / r->wall, t_perfora / med, diff, why);
     }
 }
@@ -383,7 +383,7 @@ static void print_ratio_table(summary s[2][2][BENCH_APP_COUNT], const options *o
 {
     static const int W[2] = { 820, 2048 }, H[2] = { 614, 1536 };
     printf("\n## Ratios (time of perfora exact JIT / time of the other; < 1: perfora faster)\n");
-    printf("%-17s %-9s %3s %8s %8s %8s %8s %8s %11s %11s  %s\n", "app", "size", "thr",
+    printf("%-17s %-9s %3s %8s %8s %8s %8s %9s %11s %12s  %s\n", "app", "size", "thr",
            "/naiveC", "/reasC", "/OpenCV", "/HL-hand", "/HL-Adams", "best/HLhand",
            "best/HLAdams", "best perfora schedule");
     for (int z = 0; z < 2; z++)
@@ -392,13 +392,21 @@ static void print_ratio_table(summary s[2][2][BENCH_APP_COUNT], const options *o
                 const summary *q = &s[z][t][a];
                 if (!q->done)
                     continue;
-                char size[16];
+                char size[16], r[7][16];
                 snprintf(size, sizeof size, "%dx%d", W[z], H[z]);
-                printf("%-17s %-9s %3d %8.2f %8.2f %8.2f %8.2f %8.2f %11.2f %11.2f  %s\n",
-                       app_file[a], size, t + 1, q->perfora / q->naive,
-                       q->perfora / q->reasonable, q->perfora / q->cv, q->perfora / q->hand,
-                       q->perfora / q->adams, q->best / q->hand, q->best / q->adams,
-                       q->best_name);
+                const double num[7] = { q->perfora, q->perfora, q->perfora, q->perfora,
+                                        q->perfora, q->best, q->best };
+                const double den[7] = { q->naive, q->reasonable, q->cv, q->hand, q->adams,
+                                        q->hand, q->adams };
+                for (int k = 0; k < 7; k++) {
+                    double v = num[k] / den[k];
+                    if (isnan(v))
+                        snprintf(r[k], sizeof r[k], "-");
+                    else
+                        snprintf(r[k], sizeof r[k], "%.2f", v);
+                }
+                printf("%-17s %-9s %3d %8s %8s %8s %8s %9s %11s %12s  %s\n", app_file[a], size,
+                       t + 1, r[0], r[1], r[2], r[3], r[4], r[5], r[6], q->best_name);
             }
     (void)o;
 }

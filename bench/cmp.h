@@ -47,6 +47,9 @@ typedef struct bench_method {
  * W x H x 3 and must outlive the method. */
 int bench_plainc_make(bench_app app, int naive, const bench_img *in, const bench_img *out,
                       bench_method *m);
+/* The paper's blur variant (grid (4, 1) on demand, then (4, 4), bilinear) written by hand in
+ * plain C: what perforation of plain loops gives (issue 7's 5.6-6x over plain exact C). */
+int bench_plainc_blur_variant_make(const bench_img *in, const bench_img *out, bench_method *m);
 int bench_cv_make(bench_app app, const bench_img *in, const bench_img *out, bench_method *m);
 /* adams = 0: the hand schedule; 1: the Adams2019 autoscheduler (parallelism = threads of the
  * machine). The Halide pipeline is JIT-compiled here, not in run. */

@@ -168,10 +168,16 @@ std::string build_blur(hl_ctx *h, bool use_adams)
         h->main = Pipeline(by);
         return adams(h->main);
     }
+    if (getenv("BENCH_HL_TILE")) {
+        Var xo("xo"), xi("xi");
+        by.tile(x, y, xo, yo, xi, yi, 256, 32).fuse(yo, c, t).parallel(t).vectorize(xi, 8);
+        bx.compute_at(by, xo).vectorize(x, 8);
+    } else {
     // Sliding window: each row of blur_x computed once per strip of 32 output rows, kept in a
     // folded buffer; strips of every channel on the thread pool.
     by.split(y, yo, yi, 32).fuse(yo, c, t).parallel(t).vectorize(x, 8);
     bx.store_at(by, t).compute_at(by, yi).vectorize(x, 8);
+    }
     h->main = Pipeline(by);
     return "";
 }
@@ -198,8 +204,14 @@ std::string build_unsharp(hl_ctx *h, bool use_adams)
         h->main = Pipeline(out);
         return adams(h->main);
     }
+    if (getenv("BENCH_HL_TILE")) {
+        Var xo("xo"), xi("xi");
+        out.tile(x, y, xo, yo, xi, yi, 256, 32).fuse(yo, c, t).parallel(t).vectorize(xi, 8);
+        tz.compute_at(out, xo).vectorize(x, 8);
+    } else {
     out.split(y, yo, yi, 32).fuse(yo, c, t).parallel(t).vectorize(x, 8);
     tz.store_at(out, t).compute_at(out, yi).vectorize(x, 8);
+    }
     h->main = Pipeline(out);
     return "";
 }
@@ -273,31 +285,25 @@ std::string build_bgrid(hl_ctx *h, bool use_adams)
     // Splat as a gather: cell (x, y) of the grid collects the pixels that round to it, in the
     // order the .pf's serial scatter visits them (rows, then columns), so the float sums are
     // the same. Pixel px rounds to cell x exactly when px is in [x ss - ss/2, x ss + ss/2).
-    Func yc = BoundaryConditions::repeat_edge(yuv, { { 0, W }, { 0, H }, { 0, 3 } });
+    // Boundary rules are inline clamps and selects, not BoundaryConditions Funcs: with those
+    // extra Funcs Adams2019's beam search ran for minutes and grew past 4 GB.
     RDom r(0, ssp, 0, ssp, "r");
     Expr px = x * ssp - ssp / 2 + r.x, py = y * ssp - ssp / 2 + r.y;
     Expr inside = px >= 0 && px < W && py >= 0 && py < H;
-    Expr zv = yc(px, py, 0) / sr;
+    Expr pxc = clamp(px, 0, W - 1), pyc = clamp(py, 0, H - 1);
+    Expr zv = yuv(pxc, pyc, 0) / sr;
     Expr zz = clamp(cast<int>(floor(zv + 0.5f)), 0, NZ - 1);  // roundf for zv >= 0
     grid(x, y, z, c) = 0.0f;
-    grid(x, y, zz, c) += select(inside, select(c == 3, 1.0f, yc(px, py, c)), 0.0f);
+    grid(x, y, zz, c) += select(inside, select(c == 3, 1.0f, yuv(pxc, pyc, min(c, 2))), 0.0f);
     // 5-tap blurs y, x, z; taps outside the grid read 0.
-    Expr none;
-    Func g0 = BoundaryConditions::constant_exterior(grid, 0.0f,
-                                                    { { none, none }, { 0, GH }, { none, none },
-                                                      { none, none } });
-    by(x, y, z, c) = wsum(G, 5, [&](int t) { return g0(x, y + t - 2, z, c); });
-    Func g1 = BoundaryConditions::constant_exterior(by, 0.0f,
-                                                    { { 0, GW }, { none, none }, { none, none },
-                                                      { none, none } });
-    bx(x, y, z, c) = wsum(G, 5, [&](int t) { return g1(x + t - 2, y, z, c); });
-    Func g2 = BoundaryConditions::constant_exterior(bx, 0.0f,
-                                                    { { none, none }, { none, none }, { 0, NZ },
-                                                      { none, none } });
-    bz(x, y, z, c) = wsum(G, 5, [&](int t) { return g2(x, y, z + t - 2, c); });
-    Func g3 = BoundaryConditions::constant_exterior(bz, 0.0f,
-                                                    { { none, none }, { none, none }, { 0, NZ },
-                                                      { none, none } });
+    auto tap = [](Func f, Expr v, int n, Expr a, Expr b, Expr cc, Expr d, int axis) {
+        Expr in_range = v >= 0 && v < n, vc = clamp(v, 0, n - 1);
+        Expr val = axis == 0 ? f(vc, b, cc, d) : axis == 1 ? f(a, vc, cc, d) : f(a, b, vc, d);
+        return select(in_range, val, 0.0f);
+    };
+    by(x, y, z, c) = wsum(G, 5, [&](int t) { return tap(grid, y + t - 2, GH, x, y, z, c, 1); });
+    bx(x, y, z, c) = wsum(G, 5, [&](int t) { return tap(by, x + t - 2, GW, x, y, z, c, 0); });
+    bz(x, y, z, c) = wsum(G, 5, [&](int t) { return tap(bx, z + t - 2, NZ, x, y, z, c, 2); });
     // Slice: trilinear from the truncated lower corner, channel k = 0..2 values, 3 weight.
     Expr xf = cast<float>(x) / ss, yf = cast<float>(y) / ss, zf = yuv(x, y, 0) / sr;
     // The clamps change nothing for inputs in [0, 1] (x / ss < GW - 1, Y / sr <= 10) but bound
@@ -306,7 +312,10 @@ std::string build_bgrid(hl_ctx *h, bool use_adams)
          zi = clamp(cast<int>(zf), 0, NZ - 1);
     Expr fx = xf - cast<float>(xi), fy = yf - cast<float>(yi2), fz = zf - cast<float>(zi);
     auto lerp3 = [](Expr a, Expr b, Expr t) { return (1.0f - t) * a + t * b; };
-    auto B3 = [&](int dx, int dy, int dz) { return g3(xi + dx, yi2 + dy, zi + dz, k); };
+    auto B3 = [&](int dx, int dy, int dz) {
+        Expr zt = zi + dz;  // only the upper z corner can leave the grid
+        return select(zt < NZ, bz(xi + dx, yi2 + dy, min(zt, NZ - 1), k), 0.0f);
+    };
     sl(x, y, k) = lerp3(lerp3(lerp3(B3(0, 0, 0), B3(1, 0, 0), fx),
                               lerp3(B3(0, 1, 0), B3(1, 1, 0), fx), fy),
                         lerp3(lerp3(B3(0, 0, 1), B3(1, 0, 1), fx),

@@ -164,8 +164,13 @@ static int gallery_app(const char *dir, const char *app, pf_image *in, FILE *htm
             save_in(sub, name, out, &err);
             snprintf(name, sizeof name, "%s_error.png", v->strategy);
             save_in(sub, name, hm, &err);
-            printf("%-17s %-17s %7.2fms %7.2fx %10.3f  %s", app, v->strategy, ms, t_exact / ms,
-                   lab, v->schedule);
+            char one_line[256];
+            bench_strcpy(one_line, sizeof one_line, v->schedule);
+            for (char *q = one_line; *q; q++)
+                if (*q == '\n')
+                    *q = q[1] ? ';' : 0;
+            printf("%-17s %-17s %7.2fms %7.2fx %10.3f  %s\n", app, v->strategy, ms,
+                   t_exact / ms, lab, one_line);
             fprintf(html, "<tr><td>%s</td><td><img src=\"%s/%s.png\"></td>"
                     "<td><img src=\"%s/%s_error.png\"></td><td>%.2fx faster<br>mean "
                     "&Delta;E %.3f<br><code>", v->strategy, app, v->strategy, app,
@@ -190,7 +195,7 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     const char *dir = argv[1];
-    const char *photo = argc > 2 ? argv[2] : BENCH_TRAIN "/natural_0_820x614.png";
+    const char *photo = argc > 2 ? argv[2] : BENCH_TRAIN "/man_made_55_820x614.png";
     pf_error err;
     pf_image *in = pf_mkdir_p(dir, &err) == 0 ? bench_photo(photo, 820, 614, &err) : NULL;
     if (!in) {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds bench_gallery (in build-bench/ unless BUILD_DIR is set) and writes the gallery of one
 # variant per sampling strategy -- reference, variant, error heat map -- to OUT (default
-# gallery/): OUT/index.html links every picture. Usage: bench/gallery.sh [OUT] [PHOTO.png]
+# BUILD_DIR/gallery, outside the source tree): OUT/index.html links every picture.
+# Usage: bench/gallery.sh [OUT] [PHOTO.png]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${BUILD_DIR:-build-bench}"
-out="${1:-gallery}"
+out="${1:-$build/gallery}"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPF_BENCH=ON > /dev/null
 fi

@@ -471,6 +471,103 @@ static void median_run(pc_ctx *p)
         }
 }
 
+/* ---- the paper's blur variant by hand (bench_perforation's reference) ----
+ * loop_temp on the (4, 1) grid: temp_grid[i] = horizontal blur at x = 4 i, stored downsampled;
+ * loop_output on the (4, 4) grid: samples at x, y multiples of 4 read temp_grid[x / 4] (the
+ * on-demand read of a congruent index is a plain load); then bilinear reconstruction between
+ * the samples (the last row / column of samples repeated past the last sample). */
+
+typedef struct pv_ctx {
+    bench_img in, out;
+    float *grid;  /* W/4 x H per channel */
+} pv_ctx;
+
+static int blur_variant_run(void *ctx)
+{
+    pv_ctx *p = ctx;
+    const bench_img *in = &p->in, *out = &p->out;
+    int W = in->w, H = in->h, GW = (W + 3) / 4;
+    float A[17];
+    bench_blur_taps(A);
+    for (int c = 0; c < in->c; c++) {
+        float *g = p->grid + (long)c * GW * H;
+        for (int y = 0; y < H; y++) {
+            const float *r = in->data + c * in->plane + y * in->stride;
+            float *gr = g + (long)y * GW;
+            for (int i = 0; i < GW; i++) {
+                int x = 4 * i;
+                float v = 0.0f;
+                if (x >= 8 && x < W - 8)
+                    for (int k = 0; k < 17; k++)
+                        v += A[k] * r[x + k - 8];
+                gr[i] = v;
+            }
+        }
+        /* Samples of the output at multiples of 4, written in place. */
+        for (int y = 0; y < H; y += 4) {
+            float *o = out->data + c * out->plane + y * out->stride;
+            float s[4096];
+            int n = GW < 4096 ? GW : 4096;
+            for (int i = 0; i < n; i++)
+                s[i] = 0.0f;
+            if (y >= 8 && y < H - 8)
+                for (int k = 0; k < 17; k++) {
+                    const float a = A[k];
+                    const float *gr = g + (long)(y + k - 8) * GW;
+                    for (int i = 0; i < n; i++)
+                        s[i] += a * gr[i];
+                }
+            for (int i = 0; i < n; i++)
+                o[4 * i] = s[i];
+        }
+        /* Bilinear fill: rows of samples first (x), then between sample rows (y). */
+        for (int y = 0; y < H; y += 4) {
+            float *o = out->data + c * out->plane + y * out->stride;
+            for (int x = 0; x < W; x++) {
+                int x0 = x & ~3, x1 = x0 + 4 < W ? x0 + 4 : x0;
+                float t = (float)(x - x0) * 0.25f;
+                o[x] = (1.0f - t) * o[x0] + t * o[x1];
+            }
+        }
+        for (int y = 0; y < H; y++) {
+            if (y % 4 == 0)
+                continue;
+            int y0 = y & ~3, y1 = y0 + 4 < H ? y0 + 4 : y0;
+            float t = (float)(y - y0) * 0.25f;
+            const float *r0 = out->data + c * out->plane + y0 * out->stride;
+            const float *r1 = out->data + c * out->plane + y1 * out->stride;
+            float *o = out->data + c * out->plane + y * out->stride;
+            for (int x = 0; x < W; x++)
+                o[x] = (1.0f - t) * r0[x] + t * r1[x];
+        }
+    }
+    return 0;
+}
+
+static void blur_variant_destroy(void *ctx)
+{
+    pv_ctx *p = ctx;
+    free(p->grid);
+    free(p);
+}
+
+int bench_plainc_blur_variant_make(const bench_img *in, const bench_img *out, bench_method *m)
+{
+    memset(m, 0, sizeof *m);
+    pv_ctx *p = calloc(1, sizeof *p);
+    if (!p || in->w > 4 * 4096)
+        return free(p), -1;
+    p->in = *in;
+    p->out = *out;
+    p->grid = calloc((size_t)((in->w + 3) / 4) * (size_t)in->h * (size_t)in->c, sizeof(float));
+    if (!p->grid)
+        return blur_variant_destroy(p), -1;
+    m->ctx = p;
+    m->run = blur_variant_run;
+    m->destroy = blur_variant_destroy;
+    return 0;
+}
+
 /* ---- the method interface ---- */
 
 static int pc_run(void *ctx)
