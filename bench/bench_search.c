@@ -1,11 +1,11 @@
 /* bench_search: what one evaluation of the search costs on this machine, for the two-pass blur
  * on the bundled training photos. Three measurements in one run:
- *  1. timing noise: the exact program evaluated as a candidate against itself, in process
- *     (its relative time should be 1; the spread is the noise floor of every ratio);
- *  2. a short search through the local pool (as `perfora tune` runs it): evaluations per
+ *  1. a short search through the local pool (as `perfora tune` runs it): evaluations per
  *     second, and the share of the workers' time spent compiling, running (the outputs),
  *     timing (interleaved calls), measuring error, and waiting for the timing lock;
- *  3. the GA's own cost: generations proposed per second with free measurements.
+ *  2. the GA's own cost: generations proposed per second with free measurements;
+ *  3. timing noise: the exact program evaluated as a candidate against itself, in process
+ *     (its relative time should be 1; the spread is the noise floor of every ratio).
  * Usage: bench_search [--population N] [--generations G] [--jobs J] [--resolution WxH]
  *                     [--samples S] [--keep DIR] */
 #include "base/fileio.h"
@@ -51,7 +51,7 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* 1. The exact program against itself. */
+/* 3. The exact program against itself. */
 static int noise(const bench_args *a)
 {
     pf_eval_config c;
@@ -118,7 +118,7 @@ static void print_costs(const costs *c, double seconds, int jobs)
            c->lock / c->n);
 }
 
-/* 2. A short search through the pool. */
+/* 1. A short search through the pool. */
 static int search(const bench_args *a)
 {
     char tmpl[] = "/tmp/bench_search-XXXXXX";
@@ -166,7 +166,7 @@ static int search(const bench_args *a)
     return rc;
 }
 
-/* 3. The GA alone: propose and commit generations with free (hash) measurements. */
+/* 2. The GA alone: propose and commit generations with free (hash) measurements. */
 static void ga_cost(void)
 {
     pf_error err;
@@ -225,8 +225,10 @@ int main(int argc, char **argv)
     printf("bench_search: apps/blur.pf on the bundled training photos%s\n",
            a.width ? " (one resolution)" : " (3 at 256x192, 3 at 820x614)");
     ga_cost();
-    if (noise(&a) != 0)
-        return 1;
     fflush(stdout);
-    return search(&a) == 0 ? 0 : 1;
+    /* The pool first: its workers are forks, and must not inherit this process's generated-code
+     * thread pool, which the in-process noise check may start. */
+    if (search(&a) != 0)
+        return 1;
+    return noise(&a) == 0 ? 0 : 1;
 }

@@ -35,6 +35,9 @@ static const char tune_usage[] =
     "  --hints 0|1           the released reconstruction hints (1)\n"
     "  --exec-rate P         probability that a mutation draws an execution gene (0.25);\n"
     "                        --no-exec sets 0 (default execution schedules only)\n"
+    "  --p-modify P          probability that a mutation redraws one parameter (0.3)\n"
+    "  --p-accept-for P      probability that `add` accepts a for loop (0.2)\n"
+    "  --backend B           jit (default) or c\n"
     "  --samples N           timing samples per image, median kept (5)\n"
     "  --min-sample-ms MS    calls per sample so that one lasts at least MS (20)\n"
     "  --timeout-factor F    a call may take F x the exact time + --timeout-min-ms (20, 2000)\n"
@@ -103,6 +106,10 @@ static int ga_option(tune_args *a, const char *s, const char *v, bool *known)
         return number(s, v, 0, 1, &g->mutant_frac);
     if (strcmp(s, "--exec-rate") == 0)
         return number(s, v, 0, 1, &g->genome.exec_rate);
+    if (strcmp(s, "--p-modify") == 0)
+        return number(s, v, 0, 1, &g->genome.p_modify);
+    if (strcmp(s, "--p-accept-for") == 0)
+        return number(s, v, 0, 1, &g->genome.p_accept_for);
     if (strcmp(s, "--hints") == 0) {
         int h;
         int rc = integer(s, v, 0, 1, &h);
@@ -129,6 +136,9 @@ static int eval_option(tune_args *a, const char *s, const char *v, bool *known)
         return integer(s, v, 1, 100000, &e->max_images);
     if (strcmp(s, "--samples") == 0)
         return integer(s, v, 1, 1000, &e->samples);
+    if (strcmp(s, "--backend") == 0)
+        return pf_backend_parse(v, &e->backend) == 0 && e->backend != PF_BACKEND_INTERP
+                   ? 0 : pf_cli_usage("tune", "--backend is jit or c");
     if (strcmp(s, "--min-sample-ms") == 0)
         return number(s, v, 0, 1e6, &e->min_sample_ms);
     if (strcmp(s, "--timeout-factor") == 0)

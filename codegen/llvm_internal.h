@@ -60,6 +60,10 @@ void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail);
  * the whole vectors and returns where the scalar tail starts. */
 bool em_can_vectorize(emit *e, const ir_stmt *s);
 LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s);
+/* llvm_vmath.c: fn (exp, log, pow, sin, cos) on W lanes through libmvec, or NULL when not
+ * available for this function, width or host (the caller then scalarizes). */
+bool em_vector_math_available(void);
+LLVMValueRef em_vector_math(emit *e, ir_fn fn, LLVMValueRef *args, int n_args, int W);
 /* An array index clamped into [0, len - 1]. */
 LLVMValueRef em_clamped_index(emit *e, const ir_var *a, LLVMValueRef index);
 /* Array element pointer with the index clamped into [0, len - 1]. */

@@ -358,7 +358,8 @@ static vval vcall(vec *v, const ir_expr *x)
     if (x->fn <= IR_FN_FABS && x->fn != IR_FN_TAN && x->fn != IR_FN_ATAN2) {
         for (int i = 0; i < x->n_args; i++)
             args[i] = as_vector(v, a[i]);
-        return vect(em_intrinsic(e, intrinsics[x->fn], vtype(v, IR_F32), args, x->n_args));
+        LLVMValueRef r = em_vector_math(e, x->fn, args, x->n_args, v->W);
+        return vect(r ? r : em_intrinsic(e, intrinsics[x->fn], vtype(v, IR_F32), args, x->n_args));
     }
     LLVMTypeRef ps[5];
     int n = 0;

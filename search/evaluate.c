@@ -222,8 +222,8 @@ static double time_calls(pf_eval_worker *w, pf_variant *v, eval_image *im, int c
 #define PF_SLOW_RATIO 4.0
 
 /* The interleaved samples of one image: an exact block of im->runs calls, then a candidate block
- * of enough calls to last min_sample_ms (from one probe call, at most im->runs); the ratio of
- * their per-call times. Pairing each candidate block with the exact block just before it
+ * of enough calls to last min_sample_ms (from one probe call); the ratio of their per-call
+ * times. Pairing each candidate block with the exact block just before it
  * cancels slow drifts in the machine's load, which is why the median is taken over the
  * ratios. */
 static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_eval_image *m,
@@ -231,7 +231,7 @@ static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_ev
 {
     double probe = time_calls(w, cand, im, 1, true);
     double calls = ceil(w->cfg.min_sample_ms / fmax(probe, 1e-3));
-    int r = im->runs, rc = calls < 1 ? 1 : calls > r ? r : (int)calls;
+    int r = im->runs, rc = calls < 1 ? 1 : calls > 1e6 ? 1000000 : (int)calls;
     int n = probe > PF_SLOW_RATIO * im->t_exact_ms ? 1 : w->cfg.samples;
     double *te = pf_xmalloc(sizeof(double) * 3 * (size_t)n), *tc = te + n, *ratio = tc + n;
     int status = probe < 0 ? -1 : 0;

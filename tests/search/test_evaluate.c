@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define EXACT "# perfora schedule 1\n"
 #define GRID EXACT "loop_output grid 2 2 1 reconstruct store linear\n"
@@ -194,6 +196,32 @@ static void test_record_json_round_trip(void)
     CU_ASSERT_EQUAL(pf_record_from_json("{\"id\": 1", &s, NULL), -1);
 }
 
+/* The in-process evaluator, in a child: generated code (and its thread pool) must not run in
+ * the test process, whose later pool tests fork workers. */
+static void test_inprocess_evaluator(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    CU_ASSERT_FATAL(pid >= 0);
+    if (pid == 0) {
+        pf_eval_config cfg;
+        st_blur_config(&cfg, 1);
+        pf_error err;
+        pf_evaluator *ev = pf_eval_inprocess_new(&cfg, &err);
+        pf_eval_record r[2];
+        int ok = ev && pf_evaluator_submit(ev, 1, PF_SET_TRAIN, EXACT, &err) == 0 &&
+                 pf_evaluator_submit(ev, 2, PF_SET_TEST, GRID, &err) == 0 &&
+                 pf_evaluator_wait(ev, &r[0], &err) == 1 && pf_evaluator_wait(ev, &r[1], &err) == 1;
+        ok = ok && r[0].id == 1 && r[0].valid && r[0].error == 0 && r[1].id == 2 && r[1].valid &&
+             r[1].set == PF_SET_TEST && r[1].n_images == 1 && r[1].error > 0;
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 PF_TEST_SUITE(search_evaluate, PF_TEST(test_record_json_round_trip),
               PF_TEST(test_pool_measures_and_survives_failures), PF_TEST(test_hang_times_out),
-              PF_TEST(test_nan_output_is_invalid), PF_TEST(test_bad_program_fails_the_pool))
+              PF_TEST(test_nan_output_is_invalid), PF_TEST(test_bad_program_fails_the_pool),
+              PF_TEST(test_inprocess_evaluator))

@@ -1,0 +1,92 @@
+/* Vector math for the explicit vectorizer: exp, log, pow, sin and cos on 8 lanes through
+ * glibc's libmvec (_ZGVdN8v_expf ...: AVX2, within 4 ulp of the scalar functions, documented in
+ * docs/bench.md), instead of LLVM's default of one scalar libm call per lane. Available when
+ * the host has AVX2 and libmvec loads; otherwise em_vector_math returns NULL and the caller
+ * scalarizes. The JIT resolves the symbols from the process (libmvec is loaded RTLD_GLOBAL). */
+#include "codegen/llvm_internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/TargetMachine.h>
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static bool available;
+
+static void probe(void)
+{
+    char *features = LLVMGetHostCPUFeatures();
+    bool avx2 = features && strstr(features, "+avx2") != NULL;
+    LLVMDisposeMessage(features);
+    if (!avx2 || getenv("PF_NO_VECTOR_MATH"))
+        return;
+    /* Kept loaded for the life of the process: compiled variants call into it. */
+    void *h = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
+    available = h && dlsym(h, "_ZGVdN8v_expf") && dlsym(h, "_ZGVdN8vv_powf");
+}
+
+bool em_vector_math_available(void)
+{
+    pthread_once(&once, probe);
+    return available;
+}
+
+static const char *name_of(ir_fn fn)
+{
+    switch (fn) {
+    case IR_FN_EXP: return "_ZGVdN8v_expf";
+    case IR_FN_LOG: return "_ZGVdN8v_logf";
+    case IR_FN_SIN: return "_ZGVdN8v_sinf";
+    case IR_FN_COS: return "_ZGVdN8v_cosf";
+    case IR_FN_POW: return "_ZGVdN8vv_powf";
+    default: return NULL;
+    }
+}
+
+/* Lanes [from, from + 8) of x (a <W x float>). */
+static LLVMValueRef chunk(emit *e, LLVMValueRef x, int W, int from)
+{
+    if (W == 8)
+        return x;
+    LLVMValueRef m[8];
+    for (int l = 0; l < 8; l++)
+        m[l] = em_i32(e, from + l);
+    return LLVMBuildShuffleVector(e->b, x, LLVMGetPoison(LLVMTypeOf(x)), LLVMConstVector(m, 8),
+                                  "");
+}
+
+/* Concatenates parts[0..n) (each <8 x float>) into one <8n x float>. */
+static LLVMValueRef concat(emit *e, LLVMValueRef *parts, int n)
+{
+    int width = 8;
+    while (n > 1) {
+        LLVMValueRef m[128];
+        for (int l = 0; l < 2 * width; l++)
+            m[l] = em_i32(e, l);
+        for (int c = 0; c < n / 2; c++)
+            parts[c] = LLVMBuildShuffleVector(e->b, parts[2 * c], parts[2 * c + 1],
+                                              LLVMConstVector(m, (unsigned)(2 * width)), "");
+        n /= 2;
+        width *= 2;
+    }
+    return parts[0];
+}
+
+LLVMValueRef em_vector_math(emit *e, ir_fn fn, LLVMValueRef *args, int n_args, int W)
+{
+    const char *name = name_of(fn);
+    /* whole 8-lane chunks, a power of two of them (so concat pairs them up) */
+    if (!name || W < 8 || W > 64 || (W & (W - 1)) || !em_vector_math_available())
+        return NULL;
+    LLVMTypeRef v8 = LLVMVectorType(e->t_f32, 8), ps[2] = { v8, v8 };
+    LLVMValueRef parts[8];
+    for (int c = 0; c < W / 8; c++) {
+        LLVMValueRef a[2];
+        for (int i = 0; i < n_args; i++)
+            a[i] = chunk(e, args[i], W, 8 * c);
+        parts[c] = em_call_ext(e, name, v8, ps, n_args, a);
+    }
+    return concat(e, parts, W / 8);
+}
