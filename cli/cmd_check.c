@@ -3,6 +3,7 @@
 #include "base/fileio.h"
 #include "cli/cli.h"
 #include "lang/lang.h"
+#include "perforate/schedule.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,11 @@ static void print_summary(const pf_program *prog)
             printf("    loop %s (depth %d)\n", li->name, li->depth);
         }
     }
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_perforable_describe(prog, &sb);
+    printf("tunable loops (what a schedule may give each):\n%s", pf_sb_str(&sb));
+    pf_sb_free(&sb);
 }
 
 static int check_file(const char *path, bool print)

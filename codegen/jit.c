@@ -95,11 +95,9 @@ static int optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, p
     LLVMDisposeTargetData(dl);
     char passes[512];
     snprintf(passes, sizeof passes, "default<O%d>", opt_level < 0 ? 3 : opt_level);
-    if (getenv("PF_LLVM_PASSES"))
-        snprintf(passes, sizeof passes, "%s", getenv("PF_LLVM_PASSES"));
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMPassBuilderOptionsSetLoopVectorization(po, !getenv("PF_NO_LV"));
-    LLVMPassBuilderOptionsSetSLPVectorization(po, !getenv("PF_NO_SLP"));
+    LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
+    LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
     LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
     /* Pixels are independent: interleaving adds code without hiding any dependence. */
     LLVMPassBuilderOptionsSetLoopInterleaving(po, 0);
@@ -173,12 +171,9 @@ static int add_and_lookup(pf_jit *j, LLVMOrcThreadSafeContextRef tsc, LLVMModule
     return 0;
 }
 
-#include <time.h>
-static double tms(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
 pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *err)
 {
     pthread_once(&init_once, init_llvm);
-    double T0 = tms();
     int level = opt ? opt->opt_level : 3;
     const char *name = "pf_pipeline";
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
@@ -188,26 +183,21 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
     LLVMTargetMachineRef tm = NULL;
     if (!mod)
         goto done;
-    if (getenv("PF_DUMP_UNOPT")) write_module(mod, getenv("PF_DUMP_UNOPT"), err);
     if (opt && opt->dump_llvm_unoptimized && write_module(mod, opt->dump_llvm_unoptimized, err))
         goto fail_mod;
-    double T1 = tms();
     tm = host_machine(level, err);
     if (!tm || optimize(mod, tm, level, err) != 0)
         goto fail_mod;
-    double T2 = tms();
     if (opt && opt->dump_llvm && write_module(mod, opt->dump_llvm, err))
         goto fail_mod;
     j = pf_xcalloc(1, sizeof *j);
     j->jit = create_jit(level, err);
     if (!j->jit)
         goto fail_mod;
-    double T3 = tms();
     if (add_and_lookup(j, tsc, mod, name, err) != 0) {
         pf_jit_free(j);
         j = NULL;
     }
-    if (getenv("PF_JIT_TIMING")) fprintf(stderr, "emit %.1f opt %.1f jitcreate %.1f codegen %.1f\n", T1-T0, T2-T1, T3-T2, tms()-T3);
     goto done;
 fail_mod:
     LLVMDisposeModule(mod);

@@ -164,6 +164,8 @@ typedef struct pf_perforable {
                                     legal here (EXACT always) */
     bool channels;               /* channel subsampling is legal (alone or as a clause) */
     bool on_demand;              /* on-demand reconstruction is legal (with grid) */
+    bool channel_loop;           /* the last variable is a per-channel loop (pf_stage_channel_loop):
+                                    the search draws no spacing for it */
     bool output;                 /* writes a pipeline output: on-demand runs as store */
     const pf_image_decl *ref;    /* the reference image (importance, channels), or NULL */
 } pf_perforable;
@@ -183,6 +185,10 @@ const char *pf_recon_name(pf_recon_kind r);
 /* The reference image of a stage: the first image it reads (in source order) that has at
  * least 2 dimensions and that the stage does not write; NULL if none. */
 const pf_image_decl *pf_stage_reference(const pf_stage *st);
+/* True when the stage iterates a 3-D image with 3 variables and the last one (the colour
+ * channel) occurs only as the channel index of 3-D image accesses: the prototype's implicit
+ * per-channel loop (perforate/channel_loop.c). */
+bool pf_stage_channel_loop(const pf_stage *st);
 /* How many stages write img (own image or scatter). */
 int pf_image_writer_count(const pf_program *prog, const pf_image_decl *img);
 

@@ -386,6 +386,7 @@ static void stage_info(const pf_program *prog, const pf_stage *st, pf_perforable
     const pf_image_decl *img = stage_image(st);
     out->kind = st->serial ? PF_PERFORABLE_SERIAL_STAGE : PF_PERFORABLE_STAGE;
     out->n_vars = st->n_vars;
+    out->channel_loop = pf_stage_channel_loop(st);
     out->ref = pf_stage_reference(st);
     out->output = img && img->role == PF_IMAGE_OUTPUT;
     out->genes |= PERF_BITS | GENE_BIT(PF_GENE_GRID);
@@ -431,6 +432,8 @@ static void describe_loop(const pf_program *prog, int loop, pf_strbuf *out)
             pf_sb_printf(out, " %s", pf_gene_kind_name((pf_gene_kind)k));
     if (p.on_demand)
         pf_sb_puts(out, p.output ? "; on-demand (runs as store: output)" : "; on-demand");
+    if (p.channel_loop)
+        pf_sb_printf(out, "; per-channel %s", prog->loops[loop].stage->var_names[2]);
     if (p.ref)
         pf_sb_printf(out, "; reference %s", p.ref->name);
     pf_sb_putc(out, '\n');

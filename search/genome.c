@@ -57,6 +57,13 @@ void pf_gdraw_spacing(pf_rng *r, int d, pf_approx_gene *g)
     g->spacing[d] = pf_rng_pick(r, spacings, 4);
 }
 
+/* The variables whose spacing is drawn: all but a per-channel loop's channel, which the
+ * prototype's `foreach (y, x)` does not have (paper-apps.md, "Loops over a colour image"). */
+int pf_gdraw_spacing_dims(const pf_perforable *info)
+{
+    return info->channel_loop ? info->n_vars - 1 : info->n_vars;
+}
+
 /* {1, all, all, all}: one channel with probability 1/4, where legal. */
 int pf_gdraw_channels(const pf_perforable *info, pf_rng *r)
 {
@@ -120,6 +127,8 @@ static void grid_gene(const pf_perforable *info, pf_rng *r, pf_approx_gene *g)
     g->kind = PF_GENE_GRID;
     g->n_spacing = info->n_vars;
     for (int d = 0; d < info->n_vars; d++)
+        g->spacing[d] = 1;
+    for (int d = 0; d < pf_gdraw_spacing_dims(info); d++)
         pf_gdraw_spacing(r, d, g);
     g->channels = pf_gdraw_channels(info, r);
 }

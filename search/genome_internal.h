@@ -19,6 +19,7 @@
 #define PF_G_NUDGE 0.1
 
 void pf_gdraw_spacing(pf_rng *r, int d, pf_approx_gene *g);
+int pf_gdraw_spacing_dims(const pf_perforable *info);
 int pf_gdraw_channels(const pf_perforable *info, pf_rng *r);
 pf_recon_kind pf_gdraw_recon(pf_rng *r, bool grid_hints);
 double pf_gdraw_frac(pf_rng *r);

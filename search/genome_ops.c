@@ -81,7 +81,9 @@ static void redraw_param(const pf_genome_ctx *c, pf_rng *r, int loop, gparam p,
                          pf_approx_gene *g)
 {
     switch (p) {
-    case GP_SPACING: pf_gdraw_spacing(r, pf_rng_below(r, g->n_spacing), g); break;
+    case GP_SPACING:
+        pf_gdraw_spacing(r, pf_rng_below(r, pf_gdraw_spacing_dims(&c->info[loop])), g);
+        break;
     case GP_CHANNELS:
         g->channels = pf_gdraw_channels(&c->info[loop], r);
         if (g->kind == PF_GENE_CHANNELS && !g->channels)

@@ -276,10 +276,10 @@ static void test_perforable_info(void)
     pf_perforable_describe(p, &sb);
     CU_ASSERT_STRING_EQUAL(pf_sb_str(&sb),
                            "  loop_temp  stage (x, y, c): grid adaptive importance channels step "
-                           "first last random; on-demand; reference in\n"
+                           "first last random; on-demand; per-channel c; reference in\n"
                            "  loop_output  stage (x, y, c): grid adaptive importance channels "
                            "step first last random; on-demand (runs as store: output); "
-                           "reference temp\n");
+                           "per-channel c; reference temp\n");
     pf_sb_free(&sb);
     pf_program_free(p);
 
@@ -339,7 +339,46 @@ static void test_info_agrees_with_validation(void)
     }
 }
 
+/* The per-channel loop: the channel used only as the channel index of 3-D images. */
+static bool channel_loop_of(const char *body)
+{
+    char src[1024];
+    snprintf(src, sizeof src,
+             "pipeline p(image in[W, H, C]) -> (image out[W, H, C]) {\n"
+             "    for each (x, y, c) of out as l { %s }\n}\n", body);
+    pf_program *p = pt_compile("channel_loop", src);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    pf_perforable b;
+    bool r = find_info(p, &b, "l")->channel_loop;
+    pf_program_free(p);
+    return r;
+}
+
+static void test_channel_loop(void)
+{
+    CU_ASSERT(channel_loop_of("out[x, y, c] = in[x, y, c] * 0.5;"));
+    CU_ASSERT(channel_loop_of("out[x, y, c] = in[x + 1, y, c] + in[x, y, 0];"));
+    CU_ASSERT(channel_loop_of("if (x > 2) out[x, y, c] = in[x, y, c]; else out[x, y, c] = 0.0;"));
+    /* c as a number, or shifted, or in another dimension: not the prototype's channel loop. */
+    CU_ASSERT(!channel_loop_of("out[x, y, c] = in[x, y, c] * c;"));
+    CU_ASSERT(!channel_loop_of("out[x, y, c] = in[x, y, 2 - c];"));
+    CU_ASSERT(!channel_loop_of("out[x, y, c] = in[c, y, c];"));
+    CU_ASSERT(!channel_loop_of("if (c == 0) out[x, y, c] = 1.0; else out[x, y, c] = 0.0;"));
+    pf_perforable b;
+    const char *yes[][2] = { { "blur", "loop_temp" }, { "unsharp_mask", "loop_temp" },
+                             { "unsharp_mask", "mask_combination_loop" },
+                             { "median", "loop_pixels" }, { "artistic_blur", "loop_blur" } };
+    for (size_t k = 0; k < sizeof yes / sizeof yes[0]; k++) {
+        pf_program *p = pt_load_app(yes[k][0]);
+        CU_ASSERT(find_info(p, &b, yes[k][1])->channel_loop);
+        pf_program_free(p);
+    }
+    pf_program *p = pt_load_app("bilateral_grid");
+    CU_ASSERT(!find_info(p, &b, "blur_y_loop")->channel_loop);  /* 4-D: i is drawn */
+    pf_program_free(p);
+}
+
 PF_TEST_SUITE(schedule_validate,
               PF_TEST(test_validation_errors), PF_TEST(test_lab_accepts),
               PF_TEST(test_validate_built_in_code), PF_TEST(test_perforable_info),
-              PF_TEST(test_info_agrees_with_validation))
+              PF_TEST(test_info_agrees_with_validation), PF_TEST(test_channel_loop))

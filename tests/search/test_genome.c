@@ -51,6 +51,9 @@ static void expect_mode(const pf_genome_ctx *c, const pf_schedule *s)
         else
             ok = !is_perf(k);
         CU_ASSERT(ok);
+        /* A per-channel loop's channel is never sampled (the prototype has no such loop). */
+        if (k == PF_GENE_GRID && c->info[i].channel_loop)
+            CU_ASSERT_EQUAL(s->approx[i].spacing[s->approx[i].n_spacing - 1], 1);
     }
 }
 
@@ -128,7 +131,7 @@ static void test_gene_ranges(void)
     pf_genome_ctx_init(&c, p, &gp);
     pf_rng r;
     pf_rng_seed(&r, 5);
-    int kinds[PF_GENE_KIND_COUNT] = { 0 }, on_demand = 0;
+    int kinds[PF_GENE_KIND_COUNT] = { 0 }, on_demand = 0, seen[2][9] = { { 0 } };
     for (int i = 0; i < 3000; i++) {
         pf_approx_gene g;
         pf_genome_random_gene(&c, &r, 0, &g);
@@ -138,6 +141,12 @@ static void test_gene_ranges(void)
             for (int d = 0; d < g.n_spacing; d++)
                 CU_ASSERT(g.spacing[d] == 1 || g.spacing[d] == 2 || g.spacing[d] == 4 ||
                           g.spacing[d] == 8);
+        if (g.kind == PF_GENE_GRID) {
+            CU_ASSERT_EQUAL_FATAL(g.n_spacing, 3);
+            CU_ASSERT_EQUAL(g.spacing[2], 1);  /* c: the per-channel loop */
+            seen[0][g.spacing[0]]++;
+            seen[1][g.spacing[1]]++;
+        }
         if (g.kind == PF_GENE_ADAPTIVE || g.kind == PF_GENE_IMPORTANCE)
             CU_ASSERT(g.frac >= 0.025 && g.frac <= 0.95);
         if (g.kind == PF_GENE_IMPORTANCE)
@@ -149,6 +158,8 @@ static void test_gene_ranges(void)
     CU_ASSERT(kinds[PF_GENE_IMPORTANCE] > 1300 && kinds[PF_GENE_IMPORTANCE] < 1700);
     CU_ASSERT(kinds[PF_GENE_ADAPTIVE] > 380 && kinds[PF_GENE_ADAPTIVE] < 620);
     CU_ASSERT(on_demand > 380 && on_demand < 620);
+    for (int d = 0; d < 2; d++)  /* x and y: all of {1, 2, 4, 8} */
+        CU_ASSERT(seen[d][1] && seen[d][2] && seen[d][4] && seen[d][8]);
     pf_genome_ctx_free(&c);
     pf_program_free(p);
 }
