@@ -112,7 +112,7 @@ typedef struct pf_cong_result {
 } pf_cong_result;
 
 typedef struct pf_congruence_options {
-    unsigned timeout_ms;   /* wall-clock limit per Z3 check (0: default 100) */
+    unsigned timeout_ms;   /* wall-clock limit per Z3 check (0: default 1000) */
     unsigned rlimit;       /* Z3 resource limit per check: unlike the timeout it makes giving up
                             * independent of machine load, so searches replay (0: default) */
 } pf_congruence_options;

@@ -21,7 +21,10 @@ typedef struct fixture {
 static void fx_init(fixture *f)
 {
     pf_arena_init(&f->arena);
-    f->ctx = pf_congruence_new(NULL);
+    /* The resource limit decides, as in production; the wall clock must not, even for a
+     * sanitizer build on a loaded machine (100 ms was once hit there). */
+    pf_congruence_options opt = { .timeout_ms = 60000 };
+    f->ctx = pf_congruence_new(&opt);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f->ctx);
     for (int i = 0; i < NVARS; i++)
         f->fact[i] = pf_cfact_any();
