@@ -236,6 +236,24 @@ static bool has_producers(const lower_ctx *c, const pf_stage *st)
     return false;
 }
 
+/* A parallel y-tile loop with producers computed at it, as two parallel loops over every other
+ * tile (even tiles, then odd tiles). Each tile recomputes the producer rows its stencil reads,
+ * in the producer's full-size storage; neighbouring tiles share those halo rows, and running
+ * them at the same time would be a data race (identical values, but a race). Tiles two apart
+ * share no rows as long as the halo above plus below is at most the tile height. */
+static ir_stmt *phased_tile_loop(lower_ctx *c, const nest_loop *l, ir_stmt *body)
+{
+    ir_func *f = c->f;
+    ir_var *phase = ir_var_new(f, "phase", IR_I32, IR_VAR_LOOP);
+    ir_expr *lo = irf_bin(f, IR_ADD, l->lo, irf_bin(f, IR_MUL, ir_ref(f, phase), l->step));
+    ir_expr *step = irf_bin(f, IR_MUL, l->step, ir_const_i32(f, 2));
+    ir_stmt *tiles = ir_for(f, l->var, lo, l->hi, step, IR_LOOP_PARALLEL, body);
+    ir_stmt *phases = ir_for(f, phase, ir_const_i32(f, 0), ir_const_i32(f, 2),
+                             ir_const_i32(f, 1), IR_LOOP_SERIAL, tiles);
+    phases->text = l->label;
+    return phases;
+}
+
 static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
 {
     ir_func *f = c->f;
@@ -253,6 +271,10 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
             while (y < n && loops[y].var != vars[1])
                 y++;
             nest = with_producers(c, ns, &loops[i], &loops[y], nest);
+            if (l->kind == IR_LOOP_PARALLEL) {
+                nest = phased_tile_loop(c, l, nest);
+                continue;
+            }
         }
         nest = ir_for(f, l->var, l->lo, l->hi, l->step, l->kind, nest);
         nest->width = l->width;

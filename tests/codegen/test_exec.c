@@ -81,6 +81,49 @@ static void test_directives_shape_the_loop_nest(void)
     pf_program_free(p);
 }
 
+/* Compute-at with a parallel consumer: neighbouring tiles share the producer's halo rows, so
+ * the tiles run in two parallel phases (even, then odd) and never at the same time as a
+ * neighbour; a serial consumer keeps one loop. Both give the interpreter's result. */
+static void check_compute_at(const char *app, const char *sched, bool phased, pf_image *in)
+{
+    pf_program *p = cg_load_app(app);
+    char *ir = cg_ir_dump(p, sched);
+    CU_ASSERT_EQUAL(strstr(ir, "for phase") != NULL, phased);
+    CU_ASSERT_EQUAL(strstr(ir, "parallel for yo") != NULL, phased);
+    if (phased) {
+        const char *ph = strstr(ir, "for phase"), *yo = strstr(ir, "parallel for yo");
+        CU_ASSERT(ph && yo && ph < yo);  /* the phases outside the parallel tile loop */
+    }
+    free(ir);
+    pf_error err;
+    pf_schedule *s = pf_schedule_from_string(p, sched, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    pf_param_values pv;
+    pf_params_init(&pv, p);
+    cg_run ref, got;
+    CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &in, 1, &got), 0);
+    CU_ASSERT(cg_max_abs_diff(ref.out[0], got.out[0]) <= 1e-5);
+    cg_run_free(&ref);
+    cg_run_free(&got);
+    pf_schedule_delete(s);
+    pf_params_free(&pv);
+    pf_program_free(p);
+}
+
+static void test_compute_at_phases(void)
+{
+    pf_image *in = cg_synthetic(61, 70, 3, 11);
+    check_compute_at("blur", "loop_temp exec at loop_output vectorize 8\n"
+                             "loop_output exec tile 32 16 vectorize 8 parallel\n", true, in);
+    check_compute_at("blur", "loop_temp exec at loop_output\n"
+                             "loop_output exec tile 32 16\n", false, in);
+    check_compute_at("unsharp_mask", "loop_temp exec at loop_output vectorize 8\n"
+                                     "loop_output exec tile 64 16 vectorize 8 parallel\n",
+                     true, in);
+    pf_image_free(in);
+}
+
 /* ---- random legal execution genes ---- */
 
 static unsigned next(unsigned *s)
@@ -188,4 +231,5 @@ static void test_random_exec_schedules_keep_results(void)
 }
 
 PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest), PF_TEST(test_inline),
+              PF_TEST(test_compute_at_phases),
               PF_TEST(test_random_exec_schedules_keep_results))

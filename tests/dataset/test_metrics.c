@@ -162,6 +162,46 @@ static void test_metrics_lab_matches_imdist_on_noise(void)
     pf_image_free(b);
 }
 
+/* Paper mode where most pixels have the same 8-bit codes (they are skipped as exactly 0) and a
+ * few do not: the mean is those few pixels' imdist Delta E of the quantised values over all
+ * pixels, and the map is 0 everywhere else. */
+static void test_metrics_paper_mode_mostly_equal(void)
+{
+    pf_image *a = pf_t_noise_image(19, 13, 3, 7), *b = pf_image_new(19, 13, 3, NULL);
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < 13; y++)
+            for (int x = 0; x < 19; x++)  /* below one 8-bit step: same codes */
+                *pf_image_at(b, x, y, c) = floorf(*pf_image_at(a, x, y, c) * 255.0f) / 255.0f +
+                                           0.1f / 255.0f;
+    const int px[3][2] = { { 0, 0 }, { 7, 4 }, { 18, 12 } };
+    double sum = 0.0;
+    for (int k = 0; k < 3; k++) {
+        float *g = pf_image_at(b, px[k][0], px[k][1], k);
+        *g = *g > 0.5f ? *g - 0.25f : *g + 0.25f;
+        double qa[3], qb[3];
+        for (int c = 0; c < 3; c++) {
+            qa[c] = floor(*pf_image_at(a, px[k][0], px[k][1], c) * 255.0f) / 255.0;
+            qb[c] = floor(*pf_image_at(b, px[k][0], px[k][1], c) * 255.0f) / 255.0;
+        }
+        sum += imdist_de(qa, qb);
+    }
+    pf_error err;
+    double v;
+    CU_ASSERT_EQUAL(pf_metric_lab_de76_paper(a, b, &v, &err), 0);
+    PF_ASSERT_NEAR(v, sum / (19 * 13), 1e-9);
+    CU_ASSERT(v > 0.0);
+    pf_image *map = pf_metric_lab_de76_map(a, b, 1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(map);
+    int nonzero = 0;
+    for (int y = 0; y < 13; y++)
+        for (int x = 0; x < 19; x++)
+            nonzero += *pf_image_at(map, x, y, 0) != 0.0f;
+    CU_ASSERT_EQUAL(nonzero, 3);
+    pf_image_free(map);
+    pf_image_free(a);
+    pf_image_free(b);
+}
+
 /* Gray images are R = G = B, so a gray image and its RGB copy are 0 apart. */
 static void test_metrics_gray_as_rgb(void)
 {
@@ -293,6 +333,7 @@ static void test_metrics_ssim_matches_direct(void)
 }
 
 PF_TEST_SUITE(dataset_metrics, PF_TEST(test_metrics_identical_images),
+              PF_TEST(test_metrics_paper_mode_mostly_equal),
               PF_TEST(test_metrics_black_white), PF_TEST(test_metrics_constant_offset),
               PF_TEST(test_metrics_paper_mode_quantises),
               PF_TEST(test_metrics_lab_matches_imdist_on_noise), PF_TEST(test_metrics_gray_as_rgb),
