@@ -1,8 +1,9 @@
 /* Vector math for the explicit vectorizer: exp, log, pow, sin and cos on 8 lanes through
- * glibc's libmvec (_ZGVdN8v_expf ...: AVX2, within 4 ulp of the scalar functions, documented in
- * docs/bench.md), instead of LLVM's default of one scalar libm call per lane. Available when
- * the host has AVX2 and libmvec loads; otherwise em_vector_math returns NULL and the caller
- * scalarizes. The JIT resolves the symbols from the process (libmvec is loaded RTLD_GLOBAL). */
+ * glibc's libmvec (_ZGVdN8v_expf ...: AVX2; glibc documents at most 4 ulp of error), instead
+ * of LLVM's default of one scalar libm call per lane (PF_NO_VECTOR_MATH=1 keeps that; see
+ * docs/bench.md). Available when the host has AVX2 and libmvec loads; otherwise
+ * em_vector_math returns NULL and the caller scalarizes. The JIT resolves the symbols from the
+ * process (libmvec is loaded RTLD_GLOBAL). */
 #include "codegen/llvm_internal.h"
 
 #include <dlfcn.h>
