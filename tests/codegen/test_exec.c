@@ -12,6 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The JIT under schedule s gives the interpreter's result (same approximations) on `in`. */
+static void expect_same_as_interp(const pf_program *p, const pf_schedule *s, pf_image *in)
+{
+    pf_param_values pv;
+    pf_params_init(&pv, p);
+    cg_run ref, got;
+    CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &in, 1, &got), 0);
+    CU_ASSERT(cg_max_abs_diff(ref.out[0], got.out[0]) <= 1e-5);
+    cg_run_free(&ref);
+    cg_run_free(&got);
+    pf_params_free(&pv);
+}
+
 /* `inline`: the producer's expression is evaluated at each read (with its image's boundary
  * mode), no storage is allocated, and results equal the interpreter's. */
 static void test_inline(void)
@@ -35,21 +49,13 @@ static void test_inline(void)
     free(ir);
     pf_schedule *s = pf_schedule_from_string(p, "gray exec inline\nscale exec inline\n", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    pf_param_values pv;
-    pf_params_init(&pv, p);
     pf_image *in = cg_synthetic(29, 17, 3, 4);
-    cg_run ref, got;
-    CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
-    CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &in, 1, &got), 0);
-    CU_ASSERT(cg_max_abs_diff(ref.out[0], got.out[0]) <= 1e-5);
-    cg_run_free(&ref);
-    cg_run_free(&got);
+    expect_same_as_interp(p, s, in);
     /* a stage with more than one assignment, or an output, cannot be inlined */
     CU_ASSERT_PTR_NULL(pf_schedule_from_string(p, "final exec inline\n", &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'inline' needs an intermediate image"));
     pf_schedule_delete(s);
     pf_image_free(in);
-    pf_params_free(&pv);
     pf_program_free(p);
 }
 
@@ -98,16 +104,8 @@ static void check_compute_at(const char *app, const char *sched, bool phased, pf
     pf_error err;
     pf_schedule *s = pf_schedule_from_string(p, sched, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    pf_param_values pv;
-    pf_params_init(&pv, p);
-    cg_run ref, got;
-    CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
-    CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &in, 1, &got), 0);
-    CU_ASSERT(cg_max_abs_diff(ref.out[0], got.out[0]) <= 1e-5);
-    cg_run_free(&ref);
-    cg_run_free(&got);
+    expect_same_as_interp(p, s, in);
     pf_schedule_delete(s);
-    pf_params_free(&pv);
     pf_program_free(p);
 }
 
