@@ -105,7 +105,8 @@ static float select_kth(float *v, int32_t n, int32_t k)
 
 /* Element k of v[0 .. n-1] for a small window (the 9x9 median: n <= 81), by counting ranks:
  * the answer is the value with fewer than k+1 values below it and more than k at or below it.
- * Branch-free blocks of 8 comparisons, which compilers vectorize; quickselect's data-dependent
+ * Branch-free blocks of 8 comparisons, which compilers vectorize at -O3 (codegen/CMakeLists.txt
+ * builds this file so in every release build type); quickselect's data-dependent
  * branches mispredict about half the time and cost several times more on such windows. The
  * padding is NaN, which compares false with everything. Requires no NaN in v. */
 #define PF_RANK_MAX 128
