@@ -564,7 +564,11 @@ static const char prelude[] =
     "    if (n <= 1) return 0;\n"
     "    int32_t p = 2 * (n - 1), j = pf_wrap_idx(i, p);\n"
     "    return j < n ? j : p - j;\n}\n"
-    "static inline int64_t pf_row_stride(int32_t w) { return w >= 32 ? ((int64_t)w + 7) & ~(int64_t)7 : w; }\n\n";
+    "static inline int64_t pf_row_stride(int32_t w)\n"
+    "{\n"
+    "    int64_t p = ((int64_t)w + 7) & ~(int64_t)7;  /* 32-byte rows; no 4 KiB multiple */\n"
+    "    return w < 32 ? w : p % 1024 == 0 ? p + 16 : p;\n"
+    "}\n\n";
 
 static void cg_params(cgen *g, const ir_func *f)
 {
