@@ -53,8 +53,8 @@ void em_stmt(emit *e, const ir_stmt *s);
 void em_parallel_for(emit *e, const ir_stmt *s);
 /* llvm_srt.c: the calls into the stage runtime (reconstruct/stage_rt.h). */
 void em_stage_rt(emit *e, const ir_stmt *s);
-/* Attaches llvm.loop metadata to a loop's latch branch: an unroll count (> 1), and for scalar
- * tails of vectorized loops no vectorization. */
+/* Attaches llvm.loop metadata to a loop's latch branch: an unroll count (> 1) or else no
+ * runtime unrolling, and for scalar tails of vectorized loops no vectorization. */
 void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail);
 /* llvm_vec.c: explicit vectorization of a loop (when the body allows it). em_vector_loop runs
  * the whole vectors and returns where the scalar tail starts. */
