@@ -302,6 +302,32 @@ ir_expr *irf_call(ir_func *f, ir_fn fn, ir_type type, int n, ir_expr **args)
     return ir_fold(f, ir_call(f, fn, type, n, args));
 }
 
+ir_expr *irf_boundary_index(ir_func *f, const ir_buffer *b, int d, ir_expr *i, ir_expr **inside)
+{
+    ir_expr *n = ir_ref(f, b->extent[d]), *zero = ir_const_i32(f, 0), *one = ir_const_i32(f, 1);
+    ir_expr *last = irf_bin(f, IR_SUB, n, one);
+    switch (b->boundary) {
+    case PF_BOUNDARY_WRAP: {
+        ir_expr *r = irf_bin(f, IR_MOD, i, n);
+        return irf_select(f, irf_bin(f, IR_LT, r, zero), irf_bin(f, IR_ADD, r, n), r);
+    }
+    case PF_BOUNDARY_MIRROR: {
+        ir_expr *p = irf_bin(f, IR_MAX, irf_bin(f, IR_MUL, last, ir_const_i32(f, 2)), one);
+        ir_expr *r = irf_bin(f, IR_MOD, i, p);
+        ir_expr *j = irf_select(f, irf_bin(f, IR_LT, r, zero), irf_bin(f, IR_ADD, r, p), r);
+        return irf_bin(f, IR_MIN, irf_select(f, irf_bin(f, IR_LT, j, n), j,
+                                             irf_bin(f, IR_SUB, p, j)), last);
+    }
+    case PF_BOUNDARY_CONSTANT: {
+        ir_expr *ok = irf_bin(f, IR_AND, irf_bin(f, IR_LE, zero, i), irf_bin(f, IR_LT, i, n));
+        *inside = *inside ? irf_bin(f, IR_AND, *inside, ok) : ok;
+        return irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, i, zero), last);
+    }
+    default:
+        return irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, i, zero), last);
+    }
+}
+
 ir_expr *ir_simplify(ir_func *f, ir_expr *e)
 {
     switch (e->kind) {

@@ -18,6 +18,11 @@ ir_expr *irf_select(ir_func *f, ir_expr *c, ir_expr *a, ir_expr *b);
 ir_expr *irf_cast(ir_func *f, ir_type to, ir_expr *a);
 ir_expr *irf_call(ir_func *f, ir_fn fn, ir_type type, int n, ir_expr **args);
 
+/* Index i along dimension d of buffer b after its boundary mode (clamp, mirror, wrap), built
+ * with the folding constructors; a constant boundary clamps and ANDs the in-range test into
+ * *inside (which starts NULL: no test yet). */
+ir_expr *irf_boundary_index(ir_func *f, const ir_buffer *b, int d, ir_expr *i, ir_expr **inside);
+
 /* Bottom-up simplification of a whole expression tree. */
 ir_expr *ir_simplify(ir_func *f, ir_expr *e);
 

@@ -142,36 +142,6 @@ static ir_expr *lower_cast(lower_ctx *c, const pf_expr *e)
     return irf_cast(c->f, to, a);
 }
 
-/* An index through the image's boundary mode (clamp, mirror, wrap); a constant boundary
- * clamps here and ANDs the in-range test into *inside. */
-static ir_expr *boundary_index(lower_ctx *c, const pf_image_decl *img, ir_buffer *b, int d,
-                               ir_expr *i, ir_expr **inside)
-{
-    ir_func *f = c->f;
-    ir_expr *n = ir_ref(f, b->extent[d]), *zero = ir_const_i32(f, 0), *one = ir_const_i32(f, 1);
-    ir_expr *last = irf_bin(f, IR_SUB, n, one);
-    switch (img->boundary) {
-    case PF_BOUNDARY_WRAP: {
-        ir_expr *r = irf_bin(f, IR_MOD, i, n);
-        return irf_select(f, irf_bin(f, IR_LT, r, zero), irf_bin(f, IR_ADD, r, n), r);
-    }
-    case PF_BOUNDARY_MIRROR: {
-        ir_expr *p = irf_bin(f, IR_MAX, irf_bin(f, IR_MUL, last, ir_const_i32(f, 2)), one);
-        ir_expr *r = irf_bin(f, IR_MOD, i, p);
-        ir_expr *j = irf_select(f, irf_bin(f, IR_LT, r, zero), irf_bin(f, IR_ADD, r, p), r);
-        return irf_bin(f, IR_MIN, irf_select(f, irf_bin(f, IR_LT, j, n), j,
-                                             irf_bin(f, IR_SUB, p, j)), last);
-    }
-    case PF_BOUNDARY_CONSTANT: {
-        ir_expr *ok = irf_bin(f, IR_AND, irf_bin(f, IR_LE, zero, i), irf_bin(f, IR_LT, i, n));
-        *inside = *inside ? irf_bin(f, IR_AND, *inside, ok) : ok;
-        return irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, i, zero), last);
-    }
-    default:
-        return irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, i, zero), last);
-    }
-}
-
 /* A read of an inlined stage's image: the stage's expression at the read's coordinates (after
  * the image's boundary mode), evaluated in a frame of its own. */
 static ir_expr *lower_inlined_read(lower_ctx *c, const pf_expr *e, const pf_stage *st)
@@ -185,8 +155,8 @@ static ir_expr *lower_inlined_read(lower_ctx *c, const pf_expr *e, const pf_stag
     fr.arrays = PF_NEW_ARRAY(c->f->arena, ir_var *, st->n_slots + 1);
     for (int d = 0; d < img->ndims; d++) {
         ir_expr *i = lower_expr_as(c, e->args[d], IR_I32);
-        fr.slots[st->vars[d]->slot] = lower_snapshot(c, "at", boundary_index(c, img, b, d, i,
-                                                                               &inside));
+        ir_expr *at = irf_boundary_index(c->f, b, d, i, &inside);
+        fr.slots[st->vars[d]->slot] = lower_snapshot(c, "at", at);
     }
     const pf_stage *stage = c->stage;
     lower_own own = c->own;

@@ -40,26 +40,27 @@ static ir_expr *blend(fill_ctx *F, ir_expr *a, ir_expr *b, ir_expr *k, int s)
     return irf_bin(f, IR_ADD, irf_bin(f, IR_MUL, u, a), irf_bin(f, IR_MUL, t, b));
 }
 
-/* img[x, row...] with the row's indices from idx[1..]. */
-static ir_expr *at(fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y)
+/* The indices of img[x, y, row...]: idx with x (and y, unless NULL) put in. */
+static void point(const fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y, ir_expr **i)
 {
-    ir_expr *i[IR_MAX_DIMS];
     for (int d = 0; d < F->nd; d++)
         i[d] = idx[d];
     i[0] = x;
     if (y)
         i[1] = y;
+}
+
+static ir_expr *at(fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y)
+{
+    ir_expr *i[IR_MAX_DIMS];
+    point(F, idx, x, y, i);
     return ir_load(F->c->f, F->img, i, 0);
 }
 
 static ir_stmt *put(fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y, ir_expr *v)
 {
     ir_expr *i[IR_MAX_DIMS];
-    for (int d = 0; d < F->nd; d++)
-        i[d] = idx[d];
-    i[0] = x;
-    if (y)
-        i[1] = y;
+    point(F, idx, x, y, i);
     return ir_store(F->c->f, F->img, i, v, 0, false);
 }
 

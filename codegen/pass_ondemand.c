@@ -141,37 +141,6 @@ static ir_expr *i32(od_ctx *c, int64_t v)
     return ir_const_i32(c->f, (int32_t)v);
 }
 
-/* The image-space index after the boundary mode (clamp, mirror, wrap); constant mode clamps
- * here and reports whether the index was inside. */
-static ir_expr *boundary_index(od_ctx *c, const ir_buffer *img, int d, ir_expr *i,
-                               ir_expr **inside)
-{
-    ir_func *f = c->f;
-    ir_expr *n = ir_ref(f, img->extent[d]), *zero = i32(c, 0), *one = i32(c, 1);
-    ir_expr *last = irf_bin(f, IR_SUB, n, one);
-    ir_expr *clamped = irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, i, zero), last);
-    switch (img->boundary) {
-    case PF_BOUNDARY_WRAP: {
-        ir_expr *r = irf_bin(f, IR_MOD, i, n);
-        return irf_select(f, irf_bin(f, IR_LT, r, zero), irf_bin(f, IR_ADD, r, n), r);
-    }
-    case PF_BOUNDARY_MIRROR: {
-        ir_expr *p = irf_bin(f, IR_MAX, irf_bin(f, IR_MUL, last, i32(c, 2)), one);
-        ir_expr *r = irf_bin(f, IR_MOD, i, p);
-        ir_expr *j = irf_select(f, irf_bin(f, IR_LT, r, zero), irf_bin(f, IR_ADD, r, p), r);
-        ir_expr *m = irf_select(f, irf_bin(f, IR_LT, j, n), j, irf_bin(f, IR_SUB, p, j));
-        return irf_bin(f, IR_MIN, m, last);
-    }
-    case PF_BOUNDARY_CONSTANT: {
-        ir_expr *ok = irf_bin(f, IR_AND, irf_bin(f, IR_LE, zero, i), irf_bin(f, IR_LT, i, n));
-        *inside = *inside ? irf_bin(f, IR_AND, *inside, ok) : ok;
-        return clamped;
-    }
-    default:
-        return clamped;
-    }
-}
-
 /* Stage dimension d of the grid: fills D and ANDs the lattice test into *on. */
 static void grid_dim(od_ctx *c, const ir_interp *g, const ir_buffer *store, int d, ir_expr *i,
                      bool in_range, od_dim *D, ir_expr **on)
@@ -273,7 +242,7 @@ static ir_expr *expand(od_ctx *c, const ir_expr *x)
     od_dim D[IR_MAX_DIMS] = { 0 };
     for (int d = 0; d < img->ndims; d++) {
         bool clamp = (x->clamp_mask >> d) & 1;
-        img_idx[d] = clamp ? boundary_index(c, img, d, x->args[d], &inside) : x->args[d];
+        img_idx[d] = clamp ? irf_boundary_index(c->f, img, d, x->args[d], &inside) : x->args[d];
         if (d < g->k)
             grid_dim(c, g, x->buf, d, img_idx[d], !clamp, &D[d], &on);
         idx[d] = img_idx[d];
