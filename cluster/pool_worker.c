@@ -113,12 +113,13 @@ _Noreturn void pf_pool_worker_main(const pf_eval_config *cfg, int id, int fd, in
     signal(SIGALRM, SIG_DFL);  /* the run-time limit kills the worker */
     pf_error err;
     pf_eval_worker *w = pf_eval_worker_new(cfg, id, &err);
+    if (w)  /* starting (measuring the exact program) is not silence either */
+        pf_eval_worker_set_heartbeat(w, heartbeat, &fd);
     if (!w || pf_eval_worker_prepare(w, PF_SET_TRAIN, &err) != 0) {
         pf_pool_send(fd, 'F', err.msg, strlen(err.msg));
         _exit(1);
     }
     pf_eval_worker_use_alarms(w, true);
-    pf_eval_worker_set_heartbeat(w, heartbeat, &fd);
     pf_pool_send(fd, 'R', "", 0);
     for (;;) {
         char type;

@@ -169,6 +169,41 @@ aff aff_of(const aff_env *env, const ir_expr *e)
     }
 }
 
+/* Terms of a in loop variables (those with a range in env): a bound without them is the one
+ * that still holds for every iteration of the loops around (W rather than xo + 128). */
+static int loop_terms(const aff_env *env, const aff *a)
+{
+    int n = 0;
+    for (int i = 0; i < a->n; i++)
+        n += a->v[i]->id < env->n_vars && env->lo[a->v[i]->id] != NULL;
+    return n;
+}
+
+aff aff_bound(const aff_env *env, const ir_expr *e, bool lower)
+{
+    aff a = aff_of(env, e);
+    if (a.ok || (e->type != IR_I32 && e->type != IR_I64))
+        return a;
+    if (e->kind == IR_VARREF && e->var->kind == IR_VAR_LET && e->var->id < env->n_vars &&
+        env->let_value[e->var->id])
+        return aff_bound(env, env->let_value[e->var->id], lower);
+    if (e->kind != IR_BIN)
+        return bad();
+    if ((lower && e->op == IR_MAX) || (!lower && e->op == IR_MIN)) {
+        aff x = aff_bound(env, e->a, lower), y = aff_bound(env, e->b, lower);
+        if (x.ok && y.ok) {
+            int lx = loop_terms(env, &x), ly = loop_terms(env, &y);
+            return lx != ly ? (lx < ly ? x : y) : x.n <= y.n ? x : y;
+        }
+        return x.ok ? x : y;
+    }
+    if (e->op == IR_ADD)
+        return aff_add(aff_bound(env, e->a, lower), aff_bound(env, e->b, lower));
+    if (e->op == IR_SUB)
+        return aff_sub(aff_bound(env, e->a, lower), aff_bound(env, e->b, !lower));
+    return bad();
+}
+
 bool aff_mentions(const aff *a, const ir_var *v)
 {
     return aff_coef(a, v) != 0;

@@ -37,6 +37,10 @@ aff aff_scale(aff a, int64_t k);
 aff aff_sub(aff a, aff b);
 /* The affine form of an i32 expression (expanding lets), or !ok. */
 aff aff_of(const aff_env *env, const ir_expr *e);
+/* An affine lower (lower = true) or upper bound of e: aff_of(e) when e is affine; else through
+ * a max (min) by one of its operands, which bounds it on that side (max(yo - 8, 0) >= 0), the
+ * simpler one first, and through sums. Compute-at loop bounds are clamps of this shape. */
+aff aff_bound(const aff_env *env, const ir_expr *e, bool lower);
 bool aff_mentions(const aff *a, const ir_var *v);
 int64_t aff_coef(const aff *a, const ir_var *v);
 /* a without its v term. */

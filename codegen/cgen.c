@@ -140,6 +140,8 @@ static void cg_offset(cgen *g, const ir_buffer *b, ir_expr **idx, uint8_t mask)
         if (d)
             pf_sb_printf(g->out, " * %s", b->stride[d]->name);
     }
+    if (b->window)
+        pf_sb_printf(g->out, " - %s_offset", b->name);
     pf_sb_putc(g->out, ']');
 }
 
@@ -293,28 +295,49 @@ static void cg_for(cgen *g, const ir_stmt *s)
     cg_nested(g, s->then_s);
 }
 
+/* A window buffer's element (origin) is its first: offset = sum origin[d] * stride[d]. */
+static void cg_window_offset(cgen *g, const ir_buffer *b)
+{
+    line(g);
+    pf_sb_printf(g->out, "const int64_t %s_offset = 0", b->name);
+    for (int d = 0; d < b->ndims; d++)
+        pf_sb_printf(g->out, " + (int64_t)%s * %s", b->origin[d]->name, b->stride[d]->name);
+    pf_sb_puts(g->out, ";\n");
+}
+
 static void cg_alloc(cgen *g, const ir_stmt *s)
 {
     const ir_buffer *b = s->buf;
+    ir_var *const *held = b->window ? b->size : b->extent;
     pf_sb_puts(g->out, "{\n");
     g->indent++;
+    for (int d = 0; s->window && d < b->ndims; d++) {
+        line(g);
+        pf_sb_printf(g->out, "const int32_t %s = ", b->origin[d]->name);
+        cg_expr(g, s->window[2 * d]);
+        pf_sb_printf(g->out, ", %s = ", b->size[d]->name);
+        cg_expr(g, s->window[2 * d + 1]);
+        pf_sb_puts(g->out, ";\n");
+    }
     for (int d = 0; d < b->ndims; d++) {
         line(g);
         if (d == 0)
             pf_sb_printf(g->out, "const int64_t %s = 1;\n", b->stride[0]->name);
         else if (d == 1)
             pf_sb_printf(g->out, "const int64_t %s = %s(%s);\n", b->stride[1]->name,
-                         b->dense ? "(int64_t)" : "pf_row_stride", b->extent[0]->name);
+                         b->dense ? "(int64_t)" : "pf_row_stride", held[0]->name);
         else
             pf_sb_printf(g->out, "const int64_t %s = %s * %s;\n", b->stride[d]->name,
-                         b->stride[d - 1]->name, b->extent[d - 1]->name);
+                         b->stride[d - 1]->name, held[d - 1]->name);
     }
+    if (b->window)
+        cg_window_offset(g, b);
     /* Element count as the JIT computes it: the padded row times the other extents. */
     line(g);
     pf_sb_printf(g->out, "const int64_t %s_count = %s(%s)", b->name,
-                 b->dense ? "(int64_t)" : "pf_row_stride", b->extent[0]->name);
+                 b->dense ? "(int64_t)" : "pf_row_stride", held[0]->name);
     for (int d = 1; d < b->ndims; d++)
-        pf_sb_printf(g->out, " * %s", b->extent[d]->name);
+        pf_sb_printf(g->out, " * %s", held[d]->name);
     pf_sb_puts(g->out, ";\n");
     line(g);
     pf_sb_printf(g->out, "float *restrict %s = pf_rt_alloc(4 * %s_count, %d);\n", b->name, b->name,

@@ -6,6 +6,8 @@
 #include "lang/ast.h"
 #include "perforate/schedule.h"
 
-void pf_default_exec(const pf_program *prog, int stage, pf_exec_gene *out);
+/* out[i] = given[i] where that is set (an `exec` line), else the default gene of stage i;
+ * given may be NULL. */
+void pf_default_schedule(const pf_program *prog, const pf_exec_gene *given, pf_exec_gene *out);
 
 #endif

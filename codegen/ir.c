@@ -53,6 +53,19 @@ ir_buffer *ir_buffer_new(ir_func *f, const char *name, ir_buffer_kind kind, int 
     return b;
 }
 
+void ir_buffer_make_window(ir_func *f, ir_buffer *b)
+{
+    PF_ASSERT(b->kind == IR_BUF_INTERNAL);
+    b->window = true;
+    for (int d = 0; d < b->ndims; d++) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "%.40s_origin%d", b->name, d);
+        b->origin[d] = ir_var_new(f, nm, IR_I32, IR_VAR_LET);
+        snprintf(nm, sizeof nm, "%.40s_size%d", b->name, d);
+        b->size[d] = ir_var_new(f, nm, IR_I32, IR_VAR_LET);
+    }
+}
+
 ir_var *ir_table_new(ir_func *f, const char *name, ir_type type, int len, const void *values)
 {
     PF_ASSERT(type == IR_I32 || type == IR_F32);
@@ -324,6 +337,19 @@ ir_stmt *ir_alloc(ir_func *f, ir_buffer *buf, bool zero, ir_stmt *body)
     s->buf = buf;
     s->zero = zero;
     s->then_s = body;
+    return s;
+}
+
+ir_stmt *ir_alloc_window(ir_func *f, ir_buffer *buf, bool zero, ir_expr **origin,
+                         ir_expr **size, ir_stmt *body)
+{
+    PF_ASSERT(buf->window);
+    ir_stmt *s = ir_alloc(f, buf, zero, body);
+    s->window = PF_NEW_ARRAY(f->arena, ir_expr *, 2 * buf->ndims);
+    for (int d = 0; d < buf->ndims; d++) {
+        s->window[2 * d] = origin[d];
+        s->window[2 * d + 1] = size[d];
+    }
     return s;
 }
 

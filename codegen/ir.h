@@ -66,6 +66,13 @@ typedef struct ir_buffer {
      * guarantees the buffer has that extent (pf_bind checks it). */
     bool extent_is_param[IR_MAX_DIMS];
     bool dense;             /* INTERNAL: rows not padded (runtime planes with row stride n1) */
+    /* INTERNAL, window (per-tile scratch of a compute-at producer): the allocation holds only
+     * [origin[d], origin[d] + size[d]) of the image; like the strides, these i32 variables are
+     * defined by the ALLOC (from its window expressions) for its body. Indices stay image
+     * coordinates, clamped against the extents as usual, and must fall inside the window;
+     * strides follow the sizes. No runtime call may take a window buffer. */
+    bool window;
+    ir_var *origin[IR_MAX_DIMS], *size[IR_MAX_DIMS];
     pf_boundary boundary;
     float constant_value;   /* PF_BOUNDARY_CONSTANT */
     const pf_image_decl *decl;  /* the source image, when there is one */
@@ -196,6 +203,7 @@ struct ir_stmt {
     int width;               /* FOR: vector width or unroll factor */
     ir_expr *cond;           /* IF */
     ir_stmt *then_s, *else_s;/* IF; FOR and ALLOC: then_s is the body */
+    ir_expr **window;        /* ALLOC of a window buffer: origin d at [2d], size d at [2d+1] */
     ir_rt rt;                /* RTCALL */
     int n_bufs;
     ir_buffer **bufs;        /* RTCALL buffer arguments */
@@ -223,6 +231,8 @@ typedef struct ir_func {
 ir_func *ir_func_new(pf_arena *arena, const char *name);
 ir_var *ir_var_new(ir_func *f, const char *name, ir_type type, ir_var_kind kind);
 ir_buffer *ir_buffer_new(ir_func *f, const char *name, ir_buffer_kind kind, int ndims);
+/* Makes an INTERNAL buffer a window buffer (creates its origin and size variables). */
+void ir_buffer_make_window(ir_func *f, ir_buffer *b);
 /* A constant table (IR_VAR_ARRAY with const_init); values are copied. */
 ir_var *ir_table_new(ir_func *f, const char *name, ir_type type, int len, const void *values);
 
@@ -257,6 +267,9 @@ ir_stmt *ir_for(ir_func *f, ir_var *v, ir_expr *lo, ir_expr *hi, ir_expr *step,
                 ir_loop_kind kind, ir_stmt *body);
 ir_stmt *ir_if(ir_func *f, ir_expr *cond, ir_stmt *then_s, ir_stmt *else_s);
 ir_stmt *ir_alloc(ir_func *f, ir_buffer *buf, bool zero, ir_stmt *body);
+/* The allocation of a window buffer holding [origin[d], origin[d] + size[d]) (i32, size >= 1). */
+ir_stmt *ir_alloc_window(ir_func *f, ir_buffer *buf, bool zero, ir_expr **origin,
+                         ir_expr **size, ir_stmt *body);
 ir_stmt *ir_rtcall(ir_func *f, ir_rt rt, int n_bufs, ir_buffer **bufs, int n, ir_expr **args);
 const char *ir_rt_name(ir_rt rt);
 ir_stmt *ir_comment(ir_func *f, const char *text);

@@ -153,6 +153,11 @@ ir_stmt *ir_clone_stmt(ir_func *f, ir_subst *sub, const ir_stmt *s)
         r->else_s = ir_clone_stmt(f, sub, s->else_s);
         return r;
     case IR_S_ALLOC:
+        if (s->window) {
+            r->window = pf_arena_alloc(f->arena, sizeof *r->window * (size_t)(2 * s->buf->ndims));
+            for (int i = 0; i < 2 * s->buf->ndims; i++)
+                r->window[i] = ir_subst_expr(f, sub, s->window[i]);
+        }
         r->then_s = ir_clone_stmt(f, sub, s->then_s);
         return r;
     case IR_S_RTCALL:

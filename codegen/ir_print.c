@@ -159,10 +159,18 @@ static void print_if(const ir_stmt *s, int indent, pf_strbuf *out)
 
 static void print_alloc(const ir_stmt *s, int indent, pf_strbuf *out)
 {
-    pf_sb_printf(out, "allocate %s[", s->buf->name);
-    for (int d = 0; d < s->buf->ndims; d++)
-        pf_sb_printf(out, "%s%s", d ? ", " : "", s->buf->extent[d]->name);
-    pf_sb_printf(out, "] boundary %s%s\n", boundary_name(s->buf->boundary),
+    const ir_buffer *b = s->buf;
+    pf_sb_printf(out, "allocate %s[", b->name);
+    for (int d = 0; d < b->ndims; d++)
+        pf_sb_printf(out, "%s%s", d ? ", " : "", b->extent[d]->name);
+    pf_sb_putc(out, ']');
+    for (int d = 0; s->window && d < b->ndims; d++) {  /* the part held: origin + size */
+        pf_sb_printf(out, "%s%s = ", d ? ", " : " window ", b->origin[d]->name);
+        ir_print_expr(s->window[2 * d], out);
+        pf_sb_printf(out, " + %s = ", b->size[d]->name);
+        ir_print_expr(s->window[2 * d + 1], out);
+    }
+    pf_sb_printf(out, " boundary %s%s\n", boundary_name(b->boundary),
                  s->zero ? " zeroed" : "");
     ir_print_stmt(s->then_s, indent + 1, out);
 }

@@ -189,13 +189,24 @@ static int check_alloc(verifier *v, const ir_stmt *s)
     for (int d = 0; d < b->ndims; d++)
         if (check_var_use(v, b->extent[d]))
             return -1;
-    for (int d = 0; d < b->ndims; d++)
+    if (b->window != (s->window != NULL))
+        return fail(v, "allocation of %s: window expressions %s", b->name,
+                    b->window ? "missing" : "on a whole buffer");
+    if (b->window && check_args(v, s->window, 2 * b->ndims, IR_I32))
+        return -1;
+    for (int d = 0; d < b->ndims; d++) {
         v->in_scope[b->stride[d]->id] = 1;
+        if (b->window)
+            v->in_scope[b->origin[d]->id] = v->in_scope[b->size[d]->id] = 1;
+    }
     v->buf_live[b->id] = 1;
     int rc = check_stmt(v, s->then_s);
     v->buf_live[b->id] = 0;
-    for (int d = 0; d < b->ndims; d++)
+    for (int d = 0; d < b->ndims; d++) {
         v->in_scope[b->stride[d]->id] = 0;
+        if (b->window)
+            v->in_scope[b->origin[d]->id] = v->in_scope[b->size[d]->id] = 0;
+    }
     return rc;
 }
 
@@ -252,6 +263,8 @@ static int check_stmt(verifier *v, const ir_stmt *s)
         for (int i = 0; i < s->n_bufs; i++)
             if (!v->buf_live[s->bufs[i]->id])
                 return fail(v, "runtime call uses %s outside its allocation", s->bufs[i]->name);
+            else if (s->bufs[i]->window)
+                return fail(v, "runtime call takes the window buffer %s", s->bufs[i]->name);
         return check_args(v, s->args, s->n, IR_BOOL);
     case IR_S_COMMENT:
         return 0;

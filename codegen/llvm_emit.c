@@ -178,7 +178,8 @@ static LLVMValueRef em_strides(emit *e, const ir_buffer *b)
     LLVMValueRef stride = em_i64(e, 1);
     for (int d = 0; d < b->ndims; d++) {
         e->var[b->stride[d]->id] = stride;
-        LLVMValueRef ext = LLVMBuildSExt(e->b, em_var(e, b->extent[d]), e->t_i64, "");
+        ir_var *held = b->window ? b->size[d] : b->extent[d];
+        LLVMValueRef ext = LLVMBuildSExt(e->b, em_var(e, held), e->t_i64, "");
         if (d == 0 && !b->dense) {
             LLVMValueRef padded = LLVMBuildAnd(e->b, LLVMBuildAdd(e->b, ext, em_i64(e, 7), ""),
                                                em_i64(e, -8), "");
@@ -196,19 +197,35 @@ static LLVMValueRef em_strides(emit *e, const ir_buffer *b)
     return stride;  /* total elements */
 }
 
+/* The address image coordinates 0 would have in a window buffer: element (origin) is at p.
+ * Outside the allocation, so its element addresses are built without `inbounds`. */
+static LLVMValueRef window_base(emit *e, const ir_buffer *b, LLVMValueRef p)
+{
+    LLVMValueRef off = em_i64(e, 0);
+    for (int d = 0; d < b->ndims; d++) {
+        LLVMValueRef o = LLVMBuildSExt(e->b, em_var(e, b->origin[d]), e->t_i64, "");
+        off = LLVMBuildSub(e->b, off, LLVMBuildMul(e->b, o, em_var(e, b->stride[d]), ""), "");
+    }
+    return LLVMBuildGEP2(e->b, e->t_f32, p, &off, 1, "window");
+}
+
 static void em_alloc(emit *e, const ir_stmt *s)
 {
     const ir_buffer *b = s->buf;
+    for (int d = 0; s->window && d < b->ndims; d++) {
+        e->var[b->origin[d]->id] = em_expr(e, s->window[2 * d]);
+        e->var[b->size[d]->id] = em_expr(e, s->window[2 * d + 1]);
+    }
     LLVMValueRef count = em_strides(e, b);
     LLVMValueRef bytes = LLVMBuildMul(e->b, count, em_i64(e, 4), "");
     LLVMValueRef args[2] = { bytes, em_i32(e, s->zero ? 1 : 0) };
     LLVMTypeRef ps[2] = { e->t_i64, e->t_i32 };
     LLVMValueRef p = em_call_ext(e, "pf_rt_alloc", e->t_ptr, ps, 2, args);
-    e->buf_data[b->id] = p;
     LLVMBasicBlockRef ok = new_block(e, "allocated");
     LLVMValueRef null = LLVMBuildIsNull(e->b, p, "");
     LLVMBuildCondBr(e->b, null, e->fail_bb, ok);
     LLVMPositionBuilderAtEnd(e->b, ok);
+    e->buf_data[b->id] = b->window ? window_base(e, b, p) : p;
     em_stmt(e, s->then_s);
     LLVMTypeRef fp[1] = { e->t_ptr };
     em_call_ext(e, "pf_rt_free", e->t_void, fp, 1, &p);

@@ -289,7 +289,17 @@ LLVMValueRef em_element_ptr(emit *e, const ir_buffer *buf, LLVMValueRef *idx)
         LLVMValueRef term = LLVMBuildMul(e->b, i, em_var(e, buf->stride[d]), "");
         off = LLVMBuildAdd(e->b, off, term, "");
     }
-    return LLVMBuildInBoundsGEP2(e->b, e->t_f32, e->buf_data[buf->id], &off, 1, "");
+    return em_gep(e, buf, e->buf_data[buf->id], off, "");
+}
+
+/* An element address from base: `inbounds` except in window buffers, whose base lies outside
+ * their allocation. */
+LLVMValueRef em_gep(emit *e, const ir_buffer *buf, LLVMValueRef base, LLVMValueRef off,
+                    const char *name)
+{
+    if (buf->window)
+        return LLVMBuildGEP2(e->b, e->t_f32, base, &off, 1, name);
+    return LLVMBuildInBoundsGEP2(e->b, e->t_f32, base, &off, 1, name);
 }
 
 /* An index expression in i64: sums, differences and products are exact there for the
@@ -330,7 +340,7 @@ static LLVMValueRef row_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx)
     }
     LLVMValueRef p = e->buf_data[buf->id];
     if (off)
-        p = LLVMBuildInBoundsGEP2(e->b, e->t_f32, p, &off, 1, "row");
+        p = em_gep(e, buf, p, off, "row");
     struct em_row *r = &e->rows[e->n_rows < 32 ? e->n_rows++ : (int)(buf->id % 32)];
     r->bb = bb;
     r->buf = buf;
@@ -344,7 +354,7 @@ LLVMValueRef em_inside_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx)
 {
     LLVMValueRef row = row_ptr(e, buf, idx);
     LLVMValueRef x = index64(e, idx[0]);
-    return LLVMBuildInBoundsGEP2(e->b, e->t_f32, row, &x, 1, "");
+    return em_gep(e, buf, row, x, "");
 }
 
 static LLVMValueRef em_load(emit *e, const ir_expr *x)

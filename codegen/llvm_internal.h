@@ -40,6 +40,8 @@ LLVMValueRef em_call_ext(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef
                          int n, LLVMValueRef *args);
 /* Element pointer of buf at the given in-range i32 indices. */
 LLVMValueRef em_element_ptr(emit *e, const ir_buffer *buf, LLVMValueRef *idx);
+LLVMValueRef em_gep(emit *e, const ir_buffer *buf, LLVMValueRef base, LLVMValueRef off,
+                    const char *name);
 /* Element pointer for IR index expressions known to be inside the buffer: evaluated in 64-bit
  * arithmetic (exact for in-range values) with row pointers shared within a basic block. */
 LLVMValueRef em_inside_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx);

@@ -29,8 +29,14 @@ static void use_buf(captures *c, const ir_buffer *b)
     for (int d = 0; d < b->ndims; d++) {
         c->used[b->extent[d]->id] = 1;
         c->used[b->stride[d]->id] = 1;
+        if (b->window) {
+            c->used[b->origin[d]->id] = 1;
+            c->used[b->size[d]->id] = 1;
+        }
     }
 }
+
+static void walk_expr(captures *c, const ir_expr *e);
 
 static void walk_expr(captures *c, const ir_expr *e)
 {
@@ -73,9 +79,17 @@ static void walk_stmt(captures *c, const ir_stmt *s)
     default:
         break;
     }
-    if (s->kind == IR_S_ALLOC)  /* allocated inside: its data and strides are defined here */
-        for (int d = 0; d < s->buf->ndims; d++)
-            c->defined[s->buf->stride[d]->id] = 1;
+    if (s->kind == IR_S_ALLOC) {  /* allocated inside: its data, strides, window defined here */
+        const ir_buffer *b = s->buf;
+        for (int d = 0; d < b->ndims; d++) {
+            c->defined[b->stride[d]->id] = 1;
+            if (s->window) {
+                walk_expr(c, s->window[2 * d]);
+                walk_expr(c, s->window[2 * d + 1]);
+                c->defined[b->origin[d]->id] = c->defined[b->size[d]->id] = 1;
+            }
+        }
+    }
     walk_expr(c, s->value);
     walk_expr(c, s->index);
     walk_expr(c, s->lo);

@@ -876,6 +876,10 @@ static void vstmt(vec *v, const ir_stmt *s)
     case IR_S_LET:
         v->val[s->var->id] = vx(v, s->value);
         v->inside[s->var->id] = 1;
+        /* A uniform value is also what the scalar emitter sees: uniform calls, loads and
+         * table reads are emitted by it, arguments included. */
+        if (v->val[s->var->id].kind == V_UNIFORM)
+            e->var[s->var->id] = v->val[s->var->id].v;
         return;
     case IR_S_DECL:
     case IR_S_ASSIGN:

@@ -154,7 +154,7 @@ static bool approx_fills_all(const pf_stage_approx *a)
                   (a->recon == PF_RECON_LINEAR || a->recon == PF_RECON_NEAREST));
 }
 
-static bool needs_zero(const pf_image_decl *img)
+bool lower_needs_zero(const pf_image_decl *img)
 {
     const pf_stage *st = img->first_writer;
     if (!st || st->serial || st->over || !approx_fills_all(st->approx) ||
@@ -188,15 +188,16 @@ static void lower_image_item(lower_ctx *c, const pf_image_decl *img, int next)
         lower_ondemand_image(c, img);
         b = c->store[img->index];
     }
-    if (img->first_writer && c->exec[img->first_writer->index].at == PF_EXEC_INLINE) {
-        lower_items(c, next);  /* computed at every read: no storage */
+    if ((img->first_writer && c->exec[img->first_writer->index].at == PF_EXEC_INLINE) ||
+        b->window) {
+        lower_items(c, next);  /* computed at every read, or per tile (lower_at.c): no storage */
         return;
     }
     ir_list body = { 0 }, *outer = c->out;
     c->out = &body;
     lower_items(c, next);
     c->out = outer;
-    lower_emit(c, ir_alloc(f, b, on_demand || needs_zero(img), ir_list_block(f, &body)));
+    lower_emit(c, ir_alloc(f, b, on_demand || lower_needs_zero(img), ir_list_block(f, &body)));
 }
 
 /* Items from `from` to the end; an image declaration wraps everything after it in its
@@ -240,19 +241,17 @@ ir_func *pf_lower(pf_arena *arena, const pf_program *prog, const pf_param_values
     c.interp = PF_NEW_ARRAY(arena, ir_interp *, prog->n_images + 1);
     c.err = err;
     c.exec = PF_NEW_ARRAY(arena, pf_exec_gene, prog->n_stages + 1);
-    for (int i = 0; i < prog->n_stages; i++) {
-        if (exec && exec[i].set)
-            c.exec[i] = exec[i];
-        else
-            pf_default_exec(prog, i, &c.exec[i]);
-    }
+    pf_default_schedule(prog, exec, c.exec);
     make_buffers(&c);
+    for (int i = 0; i < prog->n_stages; i++)
+        if (c.exec[i].at >= 0 && pf_lower_at_scratch_ok(prog, prog->stages[i]))
+            ir_buffer_make_window(c.f, c.bufs[prog->stages[i]->image->image->index]);
     bind_sizes(&c);
     ir_list body = { 0 };
     c.out = &body;
     define_arg_extents(&c);
     for (int i = 0; i < prog->n_outputs; i++)
-        if (needs_zero(prog->outputs[i]))
+        if (lower_needs_zero(prog->outputs[i]))
             lower_emit(&c, ir_rtcall(c.f, IR_RT_ZERO_BUFFER, 1, &c.bufs[prog->outputs[i]->index],
                                      0, NULL));
     lower_items(&c, 0);

@@ -21,4 +21,8 @@ struct pf_exec_gene;
 ir_func *pf_lower(pf_arena *arena, const pf_program *prog, const pf_param_values *params,
                   const struct pf_exec_gene *exec, pf_error *err);
 
+/* Whether a producer computed at its consumer keeps its image in a per-tile scratch window
+ * (lower_at.c) rather than in full-size storage. */
+bool pf_lower_at_scratch_ok(const pf_program *prog, const pf_stage *p);
+
 #endif

@@ -1,7 +1,9 @@
 /* Compute-at (Halide's compute_at with recomputation; docs/schedule.md "Execution"): a
- * producer stage scheduled `at` its sole consumer is lowered inside the consumer's outer
- * y-tile loop, over just the region of its image that the tile reads (with the halo its
- * stencil needs, recomputed by neighbouring tiles). The image keeps its full-size storage.
+ * producer stage scheduled `at` its sole consumer is lowered inside the consumer's tile loop,
+ * over just the region of its image that the tile reads (with the halo its stencil needs,
+ * recomputed by neighbouring tiles). Where nothing else touches the image it lives in a
+ * scratch window of that region allocated per tile (pf_lower_at_scratch_ok); otherwise it keeps
+ * its full-size storage and the producer runs once per y tile over the whole width.
  *
  * Bounds inference: every read of the producer's image in the consumer's body gives, per
  * dimension, an interval of its index over the consumer's loop ranges (interval arithmetic on
@@ -289,42 +291,106 @@ void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_
     *hi = irf_bin(f, IR_MIN, *hi, irf_bin(f, IR_ADD, g->hi[d], one));
 }
 
-/* Lowers every producer scheduled at the consumer `st` into `out`, restricted to what the
- * current y tile [ylo, yhi) (x: the whole range) reads. */
-void lower_at_producers(lower_ctx *c, const pf_stage *st, ir_expr *ylo, ir_expr *yhi)
+/* The region of p's image that the consumer st reads in tile t. */
+static void infer_region(lower_ctx *c, const pf_stage *st, const pf_stage *p,
+                         const lower_tile *t, lower_region *region)
+{
+    region_ctx R = { 0 };
+    R.c = c;
+    R.img = p->image->image;
+    lower_lattice *LC = &c->lattice[st->index];
+    ir_func *f = c->f;
+    ir_expr *one = ir_const_i32(f, 1);
+    for (int d = 0; d < st->n_vars; d++) {
+        R.r[R.n].sym = st->vars[d];
+        if (d < 2 && t->lo[d]) {
+            R.r[R.n].lo = t->lo[d];
+            R.r[R.n].hi = irf_bin(f, IR_SUB, t->hi[d], one);
+        } else if (d < 2) {
+            R.r[R.n].lo = LC->lo[d];
+            R.r[R.n].hi = irf_bin(f, IR_SUB, LC->hi[d], one);
+        } else {  /* loops outside the tile: their current value */
+            R.r[R.n].lo = R.r[R.n].hi = c->own.coord[d];
+        }
+        R.n++;
+    }
+    walk_stmt(&R, st->body);
+    for (int d = 0; d < R.img->ndims; d++)
+        clamp_to_image(&R, d, &region->lo[d], &region->hi[d]);
+}
+
+/* Whether a producer computed at its consumer can keep its image in a per-tile scratch window
+ * (Halide's compute_at storage) instead of full-size storage: nothing outside the consumer's
+ * tile may touch the image. So the producer is exact and does not read its own image (a read
+ * of a neighbour would fall outside the window), no other stage writes it, and no stage uses it
+ * as the reference image of a runtime call (importance masks, channel copies). */
+bool pf_lower_at_scratch_ok(const pf_program *prog, const pf_stage *p)
+{
+    const pf_image_decl *img = p->image->image;
+    if (p->approx)
+        return false;
+    for (int i = 0; i < p->n_reads; i++)
+        if (p->reads[i] == img)
+            return false;
+    for (int s = 0; s < prog->n_stages; s++) {
+        const pf_stage *o = prog->stages[s];
+        if (o->approx && o->approx->ref == img)
+            return false;
+        for (int i = 0; o != p && i < o->n_writes; i++)
+            if (o->writes[i] == img)
+                return false;
+    }
+    return true;
+}
+
+/* The allocation of a scratch image for this tile: the region along the producer's dimensions
+ * (what it computes), everything along the others. */
+static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region *region,
+                             ir_stmt *body)
+{
+    ir_func *f = c->f;
+    ir_buffer *b = c->bufs[p->image->image->index];
+    ir_expr *lo[IR_MAX_DIMS], *n[IR_MAX_DIMS], *one = ir_const_i32(f, 1);
+    for (int d = 0; d < b->ndims; d++) {
+        lo[d] = ir_const_i32(f, 0);
+        n[d] = ir_ref(f, b->extent[d]);
+        if (d < p->n_vars) {
+            lo[d] = region->lo[d];
+            n[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, region->hi[d], lo[d]),
+                                              one), one);
+        }
+    }
+    return ir_alloc_window(f, b, lower_needs_zero(p->image->image), lo, n, body);
+}
+
+/* The producers scheduled at the consumer `st`, restricted to what its tile t reads, followed
+ * by `inner` (the consumer's loops over the tile); scratch images are allocated around both. */
+ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir_stmt *inner)
 {
     const pf_program *prog = c->prog;
+    ir_func *f = c->f;
+    ir_list work = { 0 }, *outer = c->out;
+    const pf_stage *scratch[64];
+    lower_region regions[64];
+    int n_scratch = 0;
     for (int pi = 0; pi < prog->n_stages; pi++) {
         if (c->exec[pi].at != st->index)
             continue;
         const pf_stage *p = prog->stages[pi];
-        region_ctx R = { 0 };
-        R.c = c;
-        R.img = p->image->image;
-        lower_lattice *LC = &c->lattice[st->index];
-        ir_func *f = c->f;
-        for (int d = 0; d < st->n_vars; d++) {
-            R.r[R.n].sym = st->vars[d];
-            if (d == 1) {
-                R.r[R.n].lo = ylo;
-                R.r[R.n].hi = irf_bin(f, IR_SUB, yhi, ir_const_i32(f, 1));
-            } else if (d == 0) {
-                R.r[R.n].lo = LC->lo[0];
-                R.r[R.n].hi = irf_bin(f, IR_SUB, LC->hi[0], ir_const_i32(f, 1));
-            } else {  /* loops outside the tile: their current value */
-                R.r[R.n].lo = R.r[R.n].hi = c->own.coord[d];
-            }
-            R.n++;
-        }
-        walk_stmt(&R, st->body);
         lower_region region = { 0 };
-        for (int d = 0; d < R.img->ndims; d++)
-            clamp_to_image(&R, d, &region.lo[d], &region.hi[d]);
+        infer_region(c, st, p, t, &region);
+        region.in_parallel = (c->region && c->region->in_parallel) ||
+                             (c->exec[st->index].parallel && !st->serial);
+        if (c->bufs[p->image->image->index]->window && n_scratch < 64) {
+            regions[n_scratch] = region;
+            scratch[n_scratch++] = p;
+        }
         /* The producer is lowered as if at top level, then put back. */
         lower_own own = c->own;
         lower_frame *frame = c->frame;
         const pf_stage *stage = c->stage;
         const lower_region *saved = c->region;
+        c->out = &work;
         c->region = &region;
         lower_stage(c, p);
         c->region = saved;
@@ -332,4 +398,10 @@ void lower_at_producers(lower_ctx *c, const pf_stage *st, ir_expr *ylo, ir_expr 
         c->frame = frame;
         c->stage = stage;
     }
+    c->out = outer;
+    ir_list_push(f, &work, inner);
+    ir_stmt *body = ir_list_block(f, &work);
+    for (int i = n_scratch - 1; i >= 0; i--)
+        body = window_alloc(c, scratch[i], &regions[i], body);
+    return body;
 }

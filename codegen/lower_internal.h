@@ -38,6 +38,7 @@ typedef struct lower_own {
  * inclusive, per dimension (NULL: everything). */
 typedef struct lower_region {
     ir_expr *lo[IR_MAX_DIMS], *hi[IR_MAX_DIMS];
+    bool in_parallel;  /* some consumer around runs its tiles in parallel */
 } lower_region;
 
 typedef struct lower_ctx {
@@ -81,10 +82,15 @@ void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img);
 /* lower_fill.c: grid store reconstruction (linear, nearest) as loops; false when it does not
  * apply (the caller emits the runtime call). */
 bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, ir_buffer *img);
-/* lower_at.c: compute-at producers inside a consumer's y tile, and their restricted loops. */
-void lower_at_producers(lower_ctx *c, const pf_stage *st, ir_expr *ylo, ir_expr *yhi);
+/* lower_at.c: compute-at producers inside a consumer's tile, and their restricted loops. */
+typedef struct lower_tile {
+    ir_expr *lo[2], *hi[2];  /* the consumer's x, y range in the tile, [lo, hi); NULL: all */
+} lower_tile;
+ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir_stmt *inner);
 void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_expr **hi,
                        const ir_expr *step);
+/* lower.c: whether an image's allocation must start zeroed. */
+bool lower_needs_zero(const pf_image_decl *img);
 /* Records a user-level error (first one wins) and returns a harmless expression. */
 ir_expr *lower_error(lower_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -162,7 +162,7 @@ typedef struct nest_loop {
  * outermost, then (when tiled) the tile loops over y and x, then y and x; x innermost and, when
  * asked, vectorized; the outermost tile or row loop parallel. */
 static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loop *out,
-                      int *ytile)
+                      int *ytile, int *xtile)
 {
     ir_func *f = c->f;
     const pf_stage *st = ns->st;
@@ -192,10 +192,12 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     }
     for (int d = k - 1; d >= 2; d--)
         out[n++] = loops[d];
-    *ytile = -1;
+    *ytile = *xtile = -1;
     for (int t = tiled - 1; t >= 0; t--) {
         if (t == 1 || (tiled == 1 && g->tile[0] == 0))
             *ytile = n;
+        else
+            *xtile = n;
         out[n++] = tiles[t];
     }
     for (int d = k >= 2 ? 1 : 0; d >= 0; d--)
@@ -206,7 +208,8 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     }
     if (g->unroll > 1)
         out[n - 1].unroll = g->unroll;
-    if (g->parallel && !st->serial) {
+    /* inside a consumer's parallel tiles a parallel loop would run serially anyway */
+    if (g->parallel && !st->serial && !(c->region && c->region->in_parallel)) {
         /* the outermost tile loop, else the row loop (inside loops over further variables) */
         int p = k > 2 ? k - 2 : 0;
         if (out[p].kind == IR_LOOP_SERIAL)
@@ -216,24 +219,28 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     return n;
 }
 
-/* The producers scheduled at this stage, computed at the start of each y tile. */
-static ir_stmt *with_producers(lower_ctx *c, const nest_spec *ns, const nest_loop *yo,
-                               const nest_loop *y, ir_stmt *inner)
+/* Where this stage's compute-at producers run: 0 none; 1 at the start of each y tile, over
+ * the whole width (some producer keeps full-size storage, which neighbouring x tiles share);
+ * 2 at the start of each x tile (every producer has a scratch window). */
+static int producers_level(const lower_ctx *c, const pf_stage *st)
 {
-    ir_list body = { 0 }, *outer = c->out;
-    c->out = &body;
-    lower_at_producers(c, ns->st, ir_ref(c->f, yo->var), y->hi);
-    c->out = outer;
-    ir_list_push(c->f, &body, inner);
-    return ir_list_block(c->f, &body);
+    int level = 0;
+    for (int i = 0; i < c->prog->n_stages; i++) {
+        if (c->exec[i].at != st->index)
+            continue;
+        if (!c->bufs[c->prog->stages[i]->image->image->index]->window)
+            return 1;
+        level = 2;
+    }
+    return level;
 }
 
-static bool has_producers(const lower_ctx *c, const pf_stage *st)
+/* The index of the loop over variable v among loops[from, n). */
+static int loop_of(const nest_loop *loops, int from, int n, const ir_var *v)
 {
-    for (int i = 0; i < c->prog->n_stages; i++)
-        if (c->exec[i].at == st->index)
-            return true;
-    return false;
+    while (from < n && loops[from].var != v)
+        from++;
+    return from;
 }
 
 /* A parallel y-tile loop with producers computed at it, as two parallel loops over every other
@@ -254,27 +261,49 @@ static ir_stmt *phased_tile_loop(lower_ctx *c, const nest_loop *l, ir_stmt *body
     return phases;
 }
 
+/* The tile [v, hi) of loop variable d in image coordinates [lo, hi): the loop runs over the
+ * storage index J of an on-demand stage (bind_frame), whose image coordinate is lo + J * m. */
+static void tile_range(lower_ctx *c, const nest_spec *ns, int d, ir_var *v, ir_expr *hi,
+                       lower_tile *t)
+{
+    ir_func *f = c->f;
+    t->lo[d] = ir_ref(f, v);
+    t->hi[d] = hi;
+    if (!c->store[ns->st->image->image->index])
+        return;
+    const lower_lattice *L = ns->L;
+    ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, ns->st->approx->spacing[d]));
+    ir_expr *last = irf_bin(f, IR_SUB, hi, ir_const_i32(f, 1));
+    t->lo[d] = irf_bin(f, IR_ADD, L->lo[d], irf_bin(f, IR_MUL, t->lo[d], m));
+    t->hi[d] = irf_bin(f, IR_ADD, irf_bin(f, IR_ADD, L->lo[d], irf_bin(f, IR_MUL, last, m)),
+                       ir_const_i32(f, 1));
+}
+
 static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
 {
     ir_func *f = c->f;
     nest_loop loops[IR_MAX_DIMS + 2];
     for (int d = 0; c->region && d < ns->st->n_vars; d++)
         lower_at_restrict(c, ns->st, d, &ns->lo[d], &ns->hi[d], ns->step[d]);
-    int ytile;
-    int n = plan_loops(c, ns, vars, loops, &ytile);
+    int ytile, xtile;
+    int n = plan_loops(c, ns, vars, loops, &ytile, &xtile);
     ir_stmt *nest = nest_body(c, ns, c->own.coord);
-    bool producers = ytile >= 0 && has_producers(c, ns->st);
+    int level = ytile >= 0 ? producers_level(c, ns->st) : 0;
+    int at = level == 2 && xtile >= 0 ? xtile : level ? ytile : -1;
     for (int i = n - 1; i >= 0; i--) {
         const nest_loop *l = &loops[i];
-        if (producers && i == ytile) {
-            int y = i + 1;
-            while (y < n && loops[y].var != vars[1])
-                y++;
-            nest = with_producers(c, ns, &loops[i], &loops[y], nest);
-            if (l->kind == IR_LOOP_PARALLEL) {
-                nest = phased_tile_loop(c, l, nest);
-                continue;
-            }
+        if (i == at) {
+            lower_tile t = { { NULL, NULL }, { NULL, NULL } };
+            tile_range(c, ns, 1, loops[ytile].var, loops[loop_of(loops, at + 1, n, vars[1])].hi,
+                       &t);
+            if (at == xtile)
+                tile_range(c, ns, 0, loops[xtile].var,
+                           loops[loop_of(loops, at + 1, n, vars[0])].hi, &t);
+            nest = lower_at_tile(c, ns->st, &t, nest);
+        }
+        if (i == ytile && level == 1 && l->kind == IR_LOOP_PARALLEL) {
+            nest = phased_tile_loop(c, l, nest);
+            continue;
         }
         nest = ir_for(f, l->var, l->lo, l->hi, l->step, l->kind, nest);
         nest->width = l->width;

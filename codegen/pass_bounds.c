@@ -402,7 +402,8 @@ static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
     ir_expr *mid_hi = let(b, &out, "interior_hi", align_up(f, e, mid_lo, step));
     ir_expr *pre_hi = irf_bin(f, IR_MIN, mid_lo, hi), *in_hi = irf_bin(f, IR_MIN, mid_hi, hi);
     /* Symbolic ranges of the three parts (sound supersets of their iterations). */
-    aff slo = aff_of(&b->env, s->lo), shi = aff_add(aff_of(&b->env, s->hi), aff_const(-1));
+    aff slo = aff_bound(&b->env, s->lo, true),
+        shi = aff_add(aff_bound(&b->env, s->hi, false), aff_const(-1));
     aff a_sym = symbolic_bound(b, s, sp, true), b_sym = symbolic_bound(b, s, sp, false);
     aff none = { 0 };
     ir_list_push(f, &out, with_range(b, loop_copy(b, s, lo, pre_hi, s->then_s, true), slo,
@@ -466,7 +467,13 @@ static bool worth_splitting(bounds_ctx *b, const ir_stmt *s, const split *sp)
 {
     if (sp->n_loads == 0)
         return false;
-    aff lo = aff_of(&b->env, s->lo), hi = aff_add(aff_of(&b->env, s->hi), aff_const(-1));
+    aff lo = aff_bound(&b->env, s->lo, true),
+        hi = aff_add(aff_bound(&b->env, s->hi, false), aff_const(-1)), mn, mx;
+    /* over the enclosing loops' ranges: x from xo is >= 0 because xo is */
+    if (lo.ok && aff_range(&b->env, &lo, &mn, &mx))
+        lo = mn;
+    if (hi.ok && aff_range(&b->env, &hi, &mn, &mx))
+        hi = mx;
     for (int i = 0; i < sp->n; i++) {
         const constraint *c = &sp->c[i];
         aff klo = aff_scale(lo, c->k), khi = aff_scale(hi, c->k);
@@ -497,7 +504,8 @@ static ir_stmt *bounds_for(bounds_ctx *b, const ir_stmt *s)
             return r;
     }
     ir_stmt *r = pf_arena_memdup(b->f->arena, s, sizeof *s);
-    aff lo = aff_of(&b->env, s->lo), hi = aff_add(aff_of(&b->env, s->hi), aff_const(-1));
+    aff lo = aff_bound(&b->env, s->lo, true),
+        hi = aff_add(aff_bound(&b->env, s->hi, false), aff_const(-1));
     int id = s->var->id;
     aff_env_reserve(&b->env, b->f->n_vars);
     aff *old_lo = b->env.lo[id], *old_hi = b->env.hi[id];

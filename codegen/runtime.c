@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int poison;  /* set before compiled code runs, read only while it runs */
+
+void pf_rt_set_poison(bool on)
+{
+    poison = on;
+}
+
 void *pf_rt_alloc(int64_t bytes, int32_t zero)
 {
     if (bytes <= 0 || (uint64_t)bytes > ((uint64_t)1 << 40))
@@ -17,6 +24,9 @@ void *pf_rt_alloc(int64_t bytes, int32_t zero)
     void *p = aligned_alloc(64, n);
     if (p && zero)
         memset(p, 0, n);
+    else if (p && poison)
+        for (size_t i = 0; i < n / sizeof(float); i++)
+            ((float *)p)[i] = NAN;
     return p;
 }
 

@@ -5,12 +5,16 @@
 #ifndef PF_CODEGEN_RUNTIME_H
 #define PF_CODEGEN_RUNTIME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* 64-byte aligned, zeroed when `zero` is non-zero; NULL when bytes is not positive or memory
  * is exhausted (the generated function then returns an error code). */
 void *pf_rt_alloc(int64_t bytes, int32_t zero);
 void pf_rt_free(void *p);
+/* Tests: allocations that need not start zeroed are filled with NaN, so a read of an element
+ * nothing wrote (outside a compute-at window, say) shows in the result. Off by default. */
+void pf_rt_set_poison(bool on);
 
 /* Zeroes the elements of an N-D strided buffer (padding untouched). */
 void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const int64_t *stride);

@@ -136,7 +136,7 @@ bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b)
 
 static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
                        const pf_approx_gene *approx, const pf_exec_gene *consumer,
-                       pf_error *err)
+                       const pf_approx_gene *consumer_approx, pf_error *err)
 {
     const pf_stage *st = prog->stages[stage];
     int c = pf_exec_sole_consumer(prog, stage);
@@ -148,14 +148,23 @@ static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
                        st->name);
     if (st->serial || prog->stages[c]->serial)
         return pf_fail(err, "%s: 'at' does not apply to serial (scatter) stages", st->name);
-    if (!consumer || !consumer->set || consumer->tile[1] <= 0 || consumer->at >= 0)
-        return pf_fail(err, "%s: 'at %s' needs %s to be computed root and tiled in two "
-                       "dimensions (e.g. '%s exec tile 64 32')", st->name,
+    if (!consumer || !consumer->set || consumer->tile[1] <= 0 || consumer->at == PF_EXEC_INLINE)
+        return pf_fail(err, "%s: 'at %s' needs %s to be tiled in two dimensions (e.g. '%s exec "
+                       "tile 64 32'), computed root or at its own consumer", st->name,
                        prog->stages[c]->name, prog->stages[c]->name, prog->stages[c]->name);
     if (approx && approx->kind != PF_GENE_EXACT &&
         !(approx->kind == PF_GENE_GRID && approx->on_demand))
         return pf_fail(err, "%s: 'at' needs the stage exact or grid-sampled on demand",
                        st->name);
+    const pf_approx_gene *ca = consumer_approx;
+    if (ca && (ca->kind == PF_GENE_IMPORTANCE || ca->kind == PF_GENE_CHANNELS ||
+               ca->channels > 0) &&
+        pf_stage_reference(prog->stages[c]) == st->image->image)
+        return pf_fail(err, "%s: 'at %s' is not possible while %s's %s reads %s whole (its "
+                       "reference image)", st->name, prog->stages[c]->name,
+                       prog->stages[c]->name,
+                       ca->kind == PF_GENE_IMPORTANCE ? "importance sampling" : "channel copy",
+                       st->image->image->name);
     return 0;
 }
 
@@ -205,7 +214,8 @@ static int validate_inline(const pf_program *prog, const pf_stage *st,
 }
 
 int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
-                     const pf_approx_gene *approx, const pf_exec_gene *consumer, pf_error *err)
+                     const pf_approx_gene *approx, const pf_exec_gene *consumer,
+                     const pf_approx_gene *consumer_approx, pf_error *err)
 {
     if (!g->set)
         return 0;
@@ -227,6 +237,6 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
     if (g->at == PF_EXEC_INLINE)
         return validate_inline(prog, st, approx, err);
     if (g->at >= 0)
-        return validate_at(prog, stage, g, approx, consumer, err);
+        return validate_at(prog, stage, g, approx, consumer, consumer_approx, err);
     return 0;
 }

@@ -28,9 +28,11 @@ bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b);
  * most the first two variables; `inline` needs an exact stage that is one assignment to its own
  * pixel of an intermediate image it alone writes (and does not read); `at` needs a later consumer stage that is the only reader of
  * this stage's image (not an output), is itself tiled, and this stage exact or grid-sampled
- * on demand. */
+ * on demand, and the consumer's approximation (consumer_approx, may be NULL) not read this
+ * stage's image as its reference (importance sampling and channel copies read it whole). */
 int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
-                     const pf_approx_gene *approx, const pf_exec_gene *consumer, pf_error *err);
+                     const pf_approx_gene *approx, const pf_exec_gene *consumer,
+                     const pf_approx_gene *consumer_approx, pf_error *err);
 
 /* The single assignment `IMG[v1, ..., vk] = e;` an inlinable stage consists of, or NULL. */
 const pf_stmt *pf_exec_inline_body(const pf_stage *st);

@@ -342,7 +342,8 @@ int pf_schedule_validate(const pf_program *prog, const pf_schedule *s, pf_error 
     for (int i = 0; i < s->n_stages; i++) {
         const pf_exec_gene *g = &s->exec[i];
         const pf_exec_gene *consumer = g->at >= 0 && g->at < s->n_stages ? &s->exec[g->at] : NULL;
-        if (pf_exec_validate(prog, i, g, &s->approx[prog->stages[i]->loop_id], consumer,
+        const pf_approx_gene *ca = consumer ? &s->approx[prog->stages[g->at]->loop_id] : NULL;
+        if (pf_exec_validate(prog, i, g, &s->approx[prog->stages[i]->loop_id], consumer, ca,
                              err) == 0)
             continue;
         return g->line > 0 ? pf_fail_prefix(err, "%s:%d", file, g->line) : -1;

@@ -174,6 +174,8 @@ int pf_eval_worker_prepare(pf_eval_worker *w, pf_image_set set, pf_error *err)
         const char *slash = strrchr(im->path, '/');
         im->name = slash ? slash + 1 : im->path;
         rc = prepare_image(w, im, err);
+        if (w->beat)
+            w->beat(w->beat_ctx, "prepared an image");
     }
     pf_manifest_list_free(paths);
     if (rc != 0) {

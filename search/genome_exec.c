@@ -98,8 +98,9 @@ static int check_exec(const pf_genome_ctx *c, const pf_schedule *s, int i)
 {
     const pf_exec_gene *g = &s->exec[i];
     const pf_exec_gene *consumer = g->at >= 0 && g->at < s->n_stages ? &s->exec[g->at] : NULL;
+    const pf_approx_gene *ca = consumer ? &s->approx[c->prog->stages[g->at]->loop_id] : NULL;
     return pf_exec_validate(c->prog, i, g, &s->approx[c->prog->stages[i]->loop_id], consumer,
-                            NULL);
+                            ca, NULL);
 }
 
 /* Two passes: repairing a consumer (at -> root, or reset) can change what its producer may do. */

@@ -2,6 +2,7 @@
  * documented (checked on IR dumps), and no legal schedule changes a result: a property test
  * draws random legal execution genes (fixed seed) for every app, alone and on top of
  * approximations, and compares the JIT with the reference interpreter. */
+#include "codegen/runtime.h"
 #include "perforate/apply.h"
 #include "perforate/exec.h"
 #include "perforate/schedule.h"
@@ -19,7 +20,9 @@ static void expect_same_as_interp(const pf_program *p, const pf_schedule *s, pf_
     pf_params_init(&pv, p);
     cg_run ref, got;
     CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
+    pf_rt_set_poison(true);  /* a read of an element nothing wrote gives NaN */
     CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &in, 1, &got), 0);
+    pf_rt_set_poison(false);
     CU_ASSERT(cg_max_abs_diff(ref.out[0], got.out[0]) <= 1e-5);
     cg_run_free(&ref);
     cg_run_free(&got);
@@ -87,15 +90,23 @@ static void test_directives_shape_the_loop_nest(void)
     pf_program_free(p);
 }
 
-/* Compute-at with a parallel consumer: neighbouring tiles share the producer's halo rows, so
- * the tiles run in two parallel phases (even, then odd) and never at the same time as a
- * neighbour; a serial consumer keeps one loop. Both give the interpreter's result. */
-static void check_compute_at(const char *app, const char *sched, bool phased, pf_image *in)
+/* Compute-at: an exact producer that nothing else touches lives in a scratch window allocated
+ * per consumer tile, inside the x-tile loop, and the tiles run in parallel as one loop. A
+ * producer that keeps its full-size storage (here: on-demand, stored downsampled) runs per y
+ * tile, and with a parallel consumer the tiles run in two parallel phases (even, then odd) so
+ * that neighbours never write their shared halo rows at the same time. All give the
+ * interpreter's result. */
+static void check_compute_at(const char *app, const char *sched, bool window, bool phased,
+                             pf_image *in)
 {
     pf_program *p = cg_load_app(app);
     char *ir = cg_ir_dump(p, sched);
+    const char *alloc = strstr(ir, "allocate temp"), *xo = strstr(ir, "for xo");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(alloc);  /* temp, or temp_grid when stored downsampled */
+    CU_ASSERT_EQUAL(strstr(alloc, "] window temp_origin0") == strchr(alloc, ']'), window);
+    if (window)  /* allocated inside the x-tile loop */
+        CU_ASSERT(xo && xo < alloc);
     CU_ASSERT_EQUAL(strstr(ir, "for phase") != NULL, phased);
-    CU_ASSERT_EQUAL(strstr(ir, "parallel for yo") != NULL, phased);
     if (phased) {
         const char *ph = strstr(ir, "for phase"), *yo = strstr(ir, "parallel for yo");
         CU_ASSERT(ph && yo && ph < yo);  /* the phases outside the parallel tile loop */
@@ -109,17 +120,122 @@ static void check_compute_at(const char *app, const char *sched, bool phased, pf
     pf_program_free(p);
 }
 
-static void test_compute_at_phases(void)
+static void test_compute_at_storage(void)
 {
     pf_image *in = cg_synthetic(61, 70, 3, 11);
     check_compute_at("blur", "loop_temp exec at loop_output vectorize 8\n"
-                             "loop_output exec tile 32 16 vectorize 8 parallel\n", true, in);
+                             "loop_output exec tile 32 16 vectorize 8 parallel\n", true, false,
+                     in);
     check_compute_at("blur", "loop_temp exec at loop_output\n"
-                             "loop_output exec tile 32 16\n", false, in);
+                             "loop_output exec tile 32 16\n", true, false, in);
+    check_compute_at("blur", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                             "loop_temp exec at loop_output vectorize 8\n"
+                             "loop_output exec tile 32 16 vectorize 8 parallel\n", false, true,
+                     in);
+    check_compute_at("blur", "loop_temp grid 2 1 1 reconstruct on-demand nearest\n"
+                             "loop_temp exec at loop_output\n"
+                             "loop_output exec tile 32 16\n", false, false, in);
+    /* temp over the interior only: the window starts zeroed in every tile */
     check_compute_at("unsharp_mask", "loop_temp exec at loop_output vectorize 8\n"
                                      "loop_output exec tile 64 16 vectorize 8 parallel\n",
-                     true, in);
+                     true, false, in);
+    check_compute_at("unsharp_mask", "loop_temp exec at loop_output vectorize 8\n"
+                                     "loop_output exec tile 7 5 vectorize 8 parallel\n",
+                     true, false, in);
     pf_image_free(in);
+}
+
+/* Regressions found by the random schedules: a consumer stored downsampled (on demand) runs
+ * over storage indices, so its tile is mapped to image coordinates before bounds inference
+ * (the window held the wrong rows); an inlined stage read inside a vectorized body defines
+ * uniform lets that the scalar emitter must see (LLVM emission failed). */
+static void test_exec_regressions(void)
+{
+    pf_image *in = cg_synthetic(67, 45, 3, 13);
+    pf_error err;
+    pf_program *p = cg_load_app("bilateral_grid");
+    pf_schedule *s = pf_schedule_from_string(p, "blur_y_loop exec at blur_x_loop\n"
+                                                "blur_x_loop grid 2 2 1 1 reconstruct on-demand "
+                                                "linear\n"
+                                                "blur_x_loop exec tile 3 5 vectorize 8 parallel\n",
+                                             &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    expect_same_as_interp(p, s, in);
+    pf_schedule_delete(s);
+    pf_program_free(p);
+    p = cg_load_app("bilateral_filter");
+    s = pf_schedule_from_string(p, "loop_kernel exec inline\nloop_pixels exec vectorize 8\n",
+                                &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    expect_same_as_interp(p, s, in);
+    pf_schedule_delete(s);
+    pf_program_free(p);
+    pf_image_free(in);
+}
+
+/* A consumer whose channel copy or importance map reads the producer's image whole cannot have
+ * it computed per tile (the copy ran after the tiles and read channels no tile computed). */
+static void test_compute_at_refuses_reference(void)
+{
+    pf_program *p = cg_load_app("blur");
+    pf_error err;
+    CU_ASSERT_PTR_NULL(pf_schedule_from_string(p, "loop_output channels 2\n"
+                                                  "loop_temp exec at loop_output\n"
+                                                  "loop_output exec tile 64 32\n", &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "reads temp whole"));
+    CU_ASSERT_PTR_NULL(pf_schedule_from_string(p, "loop_output importance 0.3 0.01\n"
+                                                  "loop_temp exec at loop_output\n"
+                                                  "loop_output exec tile 64 32\n", &err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "importance sampling reads temp whole"));
+    pf_program_free(p);
+}
+
+/* The default schedule computes an exact stage per tile of its only consumer when that
+ * consumer reads it through a small stencil (at most 16 away from its own x and y), also in
+ * chains (unsharp mask: temp per tile of mask, mask per tile of the combination); not for
+ * other reads. */
+static void test_default_schedule_fuses_stencils(void)
+{
+    pf_program *p = cg_load_app("blur");
+    char *ir = cg_ir_dump(p, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "] window temp_origin0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "parallel for yo"));
+    free(ir);
+    ir = cg_ir_dump(p, "loop_output exec vectorize 8\n");  /* the consumer set: no fusion */
+    CU_ASSERT_PTR_NULL(strstr(ir, "window"));
+    free(ir);
+    pf_program_free(p);
+    p = cg_load_app("unsharp_mask");
+    ir = cg_ir_dump(p, "");
+    const char *mask = strstr(ir, "] window mask_origin0"), *temp = strstr(ir, "] window temp_origin0");
+    CU_ASSERT(mask && temp && mask < temp);  /* temp's window inside mask's tiles */
+    free(ir);
+    pf_program_free(p);
+    static const char src[] =
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "    image a[W, H];\n    image b[W, H];\n    image c[W, H];\n    image d[W, H];\n"
+        "    for each (x, y) of a as sa a[x, y] = in[x, y] * 2.0;\n"
+        "    for each (x, y) of b as sb b[x, y] = sum(a[x + k, y - 1], k = -3 .. 3);\n"
+        "    for each (x, y) of c as sc c[x, y] = b[x, y + 1] + b[2 * x, y];\n"
+        "    for each (x, y) of d as sd d[x, y] = c[x, y + 17];\n"
+        "    for each (x, y) of out as so out[x, y] = d[x - 1, y] + d[x, y];\n"
+        "}\n";
+    pf_error err;
+    p = pf_compile_string("fuse.pf", src, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    ir = cg_ir_dump(p, "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "] window a_origin0"));  /* a stencil of b */
+    CU_ASSERT_PTR_NULL(strstr(ir, "] window b_origin0"));      /* c reads b[2 * x, y] */
+    CU_ASSERT_PTR_NULL(strstr(ir, "] window c_origin0"));      /* d reads 17 rows away */
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "] window d_origin0"));  /* a stencil of out */
+    free(ir);
+    pf_image *in = cg_synthetic(300, 150, 1, 3);
+    pf_schedule *s = pf_schedule_from_string(p, "", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    expect_same_as_interp(p, s, in);
+    pf_schedule_delete(s);
+    pf_image_free(in);
+    pf_program_free(p);
 }
 
 /* Rows of a multiple of 1024 floats get padded (no 4 KiB row stride): the JIT and the C
@@ -176,20 +292,45 @@ static void random_exec(const pf_program *prog, int stage, unsigned *seed, pf_ex
     g->unroll = unrolls[next(seed) % 4];
 }
 
-/* Draws genes until the schedule validates (at most a few tries per stage). */
+static int validate_in(const pf_program *prog, const pf_schedule *s, int i)
+{
+    const pf_exec_gene *g = &s->exec[i];
+    const pf_exec_gene *c = g->at >= 0 ? &s->exec[g->at] : NULL;
+    const pf_approx_gene *ca = c ? &s->approx[prog->stages[g->at]->loop_id] : NULL;
+    return pf_exec_validate(prog, i, g, &s->approx[prog->stages[i]->loop_id], c, ca, NULL);
+}
+
+/* Draws genes until the schedule validates (at most a few tries per stage), then computes
+ * about a third of the stages that have a sole consumer at it (tiling the consumer when it is
+ * not) and inlines some of the rest; placements that turn out illegal are undone. */
 static void random_schedule(const pf_program *prog, unsigned *seed, pf_schedule *s)
 {
-    pf_error err;
+    static const int tiles[] = { 1, 7, 16, 64 };
     for (int i = 0; i < prog->n_stages; i++) {
         for (int tries = 0; tries < 20; tries++) {
             random_exec(prog, i, seed, &s->exec[i]);
-            if (pf_exec_validate(prog, i, &s->exec[i], &s->approx[prog->stages[i]->loop_id],
-                                 NULL, &err) == 0)
+            if (validate_in(prog, s, i) == 0)
                 break;
             s->exec[i] = pf_exec_default();
         }
     }
+    for (int i = 0; i < prog->n_stages; i++) {
+        int c = pf_exec_sole_consumer(prog, i), r = (int)(next(seed) % 6);
+        if (c < 0 || r > 2)
+            continue;
+        s->exec[i].at = r == 2 ? PF_EXEC_INLINE : c;
+        if (r < 2 && s->exec[c].tile[1] == 0) {
+            s->exec[c].tile[0] = tiles[next(seed) % 4];
+            s->exec[c].tile[1] = tiles[next(seed) % 4];
+        }
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < prog->n_stages; i++)
+            if (validate_in(prog, s, i) != 0)
+                s->exec[i].at = -1;
 }
+
+static int n_placed;  /* stages computed at a consumer or inlined, over all random schedules */
 
 static void check_app(const char *app, const char *approx, int n_schedules, unsigned seed,
                       pf_image *in)
@@ -208,8 +349,12 @@ static void check_app(const char *app, const char *approx, int n_schedules, unsi
         pf_schedule_copy(&s, base);
         random_schedule(prog, &seed, &s);
         CU_ASSERT_EQUAL(pf_schedule_validate(prog, &s, &err), 0);
+        for (int i = 0; i < prog->n_stages; i++)
+            n_placed += s.exec[i].at != -1;
         cg_run got;
+        pf_rt_set_poison(true);  /* a read of an element nothing wrote gives NaN */
         int rc = cg_run_sched(prog, &pv, &s, &in, 1, &got);
+        pf_rt_set_poison(false);
         CU_ASSERT_EQUAL(rc, 0);
         if (rc == 0) {
             double d = cg_max_abs_diff(ref.out[0], got.out[0]);
@@ -252,10 +397,13 @@ static void test_random_exec_schedules_keep_results(void)
         check_app(apps[i].app, apps[i].approx, slow ? 3 : 6, 1234u + (unsigned)i,
                   slow ? odd : photo);
     }
+    CU_ASSERT(n_placed >= 10);
     pf_image_free(odd);
     pf_image_free(photo);
 }
 
 PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest), PF_TEST(test_inline),
-              PF_TEST(test_compute_at_phases), PF_TEST(test_page_wide_rows),
+              PF_TEST(test_compute_at_storage), PF_TEST(test_compute_at_refuses_reference),
+              PF_TEST(test_exec_regressions),
+              PF_TEST(test_default_schedule_fuses_stencils), PF_TEST(test_page_wide_rows),
               PF_TEST(test_random_exec_schedules_keep_results))

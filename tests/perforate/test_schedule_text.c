@@ -248,8 +248,8 @@ static void test_exec_lines(void)
         { "loop_temp exec spin\n", "unknown execution directive 'spin'" },
         { "loop_temp exec at nowhere\n", "'at' needs the name of a consumer stage" },
         { "loop_temp exec at loop_output\n",
-          "t.sched:1: loop_temp: 'at loop_output' needs loop_output to be computed root and "
-          "tiled" },
+          "t.sched:1: loop_temp: 'at loop_output' needs loop_output to be tiled in two "
+          "dimensions" },
         { "loop_output exec at loop_temp\n", "needs loop_output's image to be read by that "
                                               "stage only" },
         { "loop_temp exec root\nloop_temp exec root\n", "t.sched:2: loop_temp: 'loop_temp' "

@@ -102,6 +102,8 @@ static void test_hang_times_out(void)
     pf_pool_options opt = { 1, 60000 };
     pf_error err;
     pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
+    if (!ev)
+        fprintf(stderr, "\n%s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
     const char *texts[] = { HANG, EXACT };
     pf_eval_record r[2];
@@ -114,8 +116,10 @@ static void test_hang_times_out(void)
     /* The watchdog: a silent worker (here: a hang with no alarm limit to speak of). */
     setenv(PF_SEARCH_TEST_HOOK_ENV, "hang:step 3", 1);
     cfg.timeout_min_ms = 1e8;
-    opt.watchdog_ms = 1500;
+    opt.watchdog_ms = 4000;  /* above a worker's start-up (compiling the exact program) under load */
     ev = pf_pool_new(&cfg, &opt, &err);
+    if (!ev)
+        fprintf(stderr, "\n%s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
     evaluate(ev, texts, 1, r);
     expect_invalid(&r[0], "silent");
