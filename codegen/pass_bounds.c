@@ -370,6 +370,30 @@ static aff symbolic_bound(bounds_ctx *b, const ir_stmt *s, const split *sp, bool
     return best;
 }
 
+/* The tightest bound of one side among the constraints alone. For a loop of step 1 whose own
+ * bound does not compare with them (a tile's y from yo), it still bounds the border copies: a
+ * lower border [lo, max(lo, B)) that runs at all lies below B. And the interior lies above. */
+static aff constraint_bound(const ir_stmt *s, const split *sp, bool lower)
+{
+    aff best = { 0 };
+    int64_t step;
+    if (!ir_is_const(s->step, &step) || step != 1)
+        return best;
+    for (int i = 0; i < sp->n; i++) {
+        const constraint *c = &sp->c[i];
+        if (c->lower != lower)
+            continue;
+        if (c->k != 1)
+            return (aff){ 0 };
+        int ge = best.ok ? aff_ge(&c->bound, &best) : 1;
+        if (ge < 0)
+            return (aff){ 0 };
+        if (!best.ok || ge == (lower ? 1 : 0))
+            best = c->bound;
+    }
+    return best;
+}
+
 /* Runs `bounds_stmt` on a loop copy with its variable's symbolic range in the environment, so
  * tests that are decided on a border (x < 8 there) fold away. */
 static ir_stmt *with_range(bounds_ctx *b, ir_stmt *loop, aff lo, aff hi)
@@ -405,6 +429,10 @@ static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
     aff slo = aff_bound(&b->env, s->lo, true),
         shi = aff_add(aff_bound(&b->env, s->hi, false), aff_const(-1));
     aff a_sym = symbolic_bound(b, s, sp, true), b_sym = symbolic_bound(b, s, sp, false);
+    if (!a_sym.ok)
+        a_sym = constraint_bound(s, sp, true);
+    if (!b_sym.ok)
+        b_sym = constraint_bound(s, sp, false);
     aff none = { 0 };
     ir_list_push(f, &out, with_range(b, loop_copy(b, s, lo, pre_hi, s->then_s, true), slo,
                                      a_sym.ok ? aff_add(a_sym, aff_const(-1)) : none));

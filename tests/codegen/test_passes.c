@@ -99,6 +99,39 @@ static void test_affine_positive_variables(void)
     pf_arena_free(&arena);
 }
 
+/* Bounds through min and max (the clamped loop bounds of compute-at producers): max(yo - 8, 0)
+ * is at least 0, min(yo + 64, H) at most H (the operand without loop variables is preferred),
+ * sums carry bounds; nothing comes out of a min as a lower bound. */
+static void test_affine_bounds_through_min_max(void)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = ir_func_new(&arena, "t");
+    ir_var *h = ir_var_new(f, "H", IR_I32, IR_VAR_LET), *yo = ir_var_new(f, "yo", IR_I32,
+                                                                          IR_VAR_LOOP);
+    aff_env env;
+    aff_env_init(&env, f->n_vars);
+    aff zero = aff_const(0), H = aff_var(h);
+    env.lo[yo->id] = &zero;  /* yo in [0, H - 1] */
+    aff hm1 = aff_add(H, aff_const(-1));
+    env.hi[yo->id] = &hm1;
+    ir_expr *Y = ir_ref(f, yo), *HH = ir_ref(f, h);
+    ir_expr *lo = ir_bin(f, IR_MAX, ir_bin(f, IR_ADD, Y, ir_const_i32(f, -8)), ir_const_i32(f, 0));
+    aff a = aff_bound(&env, lo, true);
+    CU_ASSERT(a.ok && a.n == 0 && a.c == 0);
+    ir_expr *hi = ir_bin(f, IR_MIN, ir_bin(f, IR_ADD, Y, ir_const_i32(f, 64)), HH);
+    aff b = aff_bound(&env, hi, false);
+    CU_ASSERT(b.ok && b.n == 1 && b.v[0] == h && b.k[0] == 1 && b.c == 0);
+    aff c = aff_bound(&env, ir_bin(f, IR_ADD, hi, ir_const_i32(f, 7)), false);
+    CU_ASSERT(c.ok && c.n == 1 && c.c == 7);
+    CU_ASSERT_FALSE(aff_bound(&env, hi, true).ok);   /* min(yo + 64, H) >= ? */
+    CU_ASSERT_FALSE(aff_of(&env, hi).ok);            /* and it is not affine itself */
+    env.lo[yo->id] = env.hi[yo->id] = NULL;
+    aff_env_free(&env);
+    pf_arena_free(&arena);
+}
+
 PF_TEST_SUITE(codegen_passes, PF_TEST(test_lattice_reads_lose_their_checks),
               PF_TEST(test_ondemand_reads_on_samples_are_plain),
-              PF_TEST(test_store_fill_is_generated), PF_TEST(test_affine_positive_variables))
+              PF_TEST(test_store_fill_is_generated), PF_TEST(test_affine_positive_variables),
+              PF_TEST(test_affine_bounds_through_min_max))
