@@ -370,8 +370,8 @@ ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir
     const pf_program *prog = c->prog;
     ir_func *f = c->f;
     ir_list work = { 0 }, *outer = c->out;
-    const pf_stage *scratch[64];
-    lower_region regions[64];
+    const pf_stage **scratch = PF_NEW_ARRAY(f->arena, const pf_stage *, prog->n_stages + 1);
+    lower_region *regions = PF_NEW_ARRAY(f->arena, lower_region, prog->n_stages + 1);
     int n_scratch = 0;
     for (int pi = 0; pi < prog->n_stages; pi++) {
         if (c->exec[pi].at != st->index)
@@ -381,7 +381,7 @@ ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir
         infer_region(c, st, p, t, &region);
         region.in_parallel = (c->region && c->region->in_parallel) ||
                              (c->exec[st->index].parallel && !st->serial);
-        if (c->bufs[p->image->image->index]->window && n_scratch < 64) {
+        if (c->bufs[p->image->image->index]->window) {
             regions[n_scratch] = region;
             scratch[n_scratch++] = p;
         }
