@@ -370,15 +370,13 @@ static aff symbolic_bound(bounds_ctx *b, const ir_stmt *s, const split *sp, bool
     return best;
 }
 
-/* The tightest bound of one side among the constraints alone. For a loop of step 1 whose own
- * bound does not compare with them (a tile's y from yo), it still bounds the border copies: a
- * lower border [lo, max(lo, B)) that runs at all lies below B. And the interior lies above. */
-static aff constraint_bound(const ir_stmt *s, const split *sp, bool lower)
+/* The tightest bound of one side among the constraints alone. For a loop whose own bound does
+ * not compare with them (a tile's y from yo), it still bounds the border copies: the lower
+ * border runs over the lattice points below the first one >= max(lo, B), so below B when it
+ * runs at all; the interior lies above B. */
+static aff constraint_bound(const split *sp, bool lower)
 {
     aff best = { 0 };
-    int64_t step;
-    if (!ir_is_const(s->step, &step) || step != 1)
-        return best;
     for (int i = 0; i < sp->n; i++) {
         const constraint *c = &sp->c[i];
         if (c->lower != lower)
@@ -430,9 +428,9 @@ static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
         shi = aff_add(aff_bound(&b->env, s->hi, false), aff_const(-1));
     aff a_sym = symbolic_bound(b, s, sp, true), b_sym = symbolic_bound(b, s, sp, false);
     if (!a_sym.ok)
-        a_sym = constraint_bound(s, sp, true);
+        a_sym = constraint_bound(sp, true);
     if (!b_sym.ok)
-        b_sym = constraint_bound(s, sp, false);
+        b_sym = constraint_bound(sp, false);
     aff none = { 0 };
     ir_list_push(f, &out, with_range(b, loop_copy(b, s, lo, pre_hi, s->then_s, true), slo,
                                      a_sym.ok ? aff_add(a_sym, aff_const(-1)) : none));
