@@ -202,7 +202,7 @@ static bool fusable(const pf_program *prog, const pf_exec_gene *given, const pf_
     if (c < 0 || (given && given[c].set) || out[c].at != -1)
         return false;
     const pf_stage *ps = prog->stages[p], *cs = prog->stages[c];
-    return plain_stage(ps) && plain_stage(cs) && single_nest(cs) &&
+    return !ps->approx && plain_stage(ps) && plain_stage(cs) && single_nest(cs) &&
            pf_lower_at_scratch_ok(prog, ps) && stencil_reads(cs, ps->image->image);
 }
 

@@ -187,6 +187,8 @@ static void lower_image_item(lower_ctx *c, const pf_image_decl *img, int next)
     if (on_demand) {
         lower_ondemand_image(c, img);
         b = c->store[img->index];
+        if (c->scratch[img->index])
+            ir_buffer_make_window(f, b);
     }
     if ((img->first_writer && c->exec[img->first_writer->index].at == PF_EXEC_INLINE) ||
         b->window) {
@@ -243,9 +245,15 @@ ir_func *pf_lower(pf_arena *arena, const pf_program *prog, const pf_param_values
     c.exec = PF_NEW_ARRAY(arena, pf_exec_gene, prog->n_stages + 1);
     pf_default_schedule(prog, exec, c.exec);
     make_buffers(&c);
-    for (int i = 0; i < prog->n_stages; i++)
-        if (c.exec[i].at >= 0 && pf_lower_at_scratch_ok(prog, prog->stages[i]))
-            ir_buffer_make_window(c.f, c.bufs[prog->stages[i]->image->image->index]);
+    c.scratch = PF_NEW_ARRAY(arena, bool, prog->n_images + 1);
+    for (int i = 0; i < prog->n_stages; i++) {
+        const pf_image_decl *img = prog->stages[i]->image->image;
+        if (c.exec[i].at < 0 || !pf_lower_at_scratch_ok(prog, prog->stages[i]))
+            continue;
+        c.scratch[img->index] = true;
+        if (!prog->stages[i]->approx)  /* on demand: its storage, once made */
+            ir_buffer_make_window(c.f, c.bufs[img->index]);
+    }
     bind_sizes(&c);
     ir_list body = { 0 };
     c.out = &body;

@@ -1,9 +1,9 @@
 /* Compute-at (Halide's compute_at with recomputation; docs/schedule.md "Execution"): a
  * producer stage scheduled `at` its sole consumer is lowered inside the consumer's tile loop,
  * over just the region of its image that the tile reads (with the halo its stencil needs,
- * recomputed by neighbouring tiles). Where nothing else touches the image it lives in a
- * scratch window of that region allocated per tile (pf_lower_at_scratch_ok); otherwise it keeps
- * its full-size storage and the producer runs once per y tile over the whole width.
+ * recomputed by neighbouring tiles), and its image (its downsampled storage when on demand)
+ * lives in a scratch window of that region allocated per tile. The schedule's validation
+ * (perforate/exec.c) admits only producers for which that is sound (pf_lower_at_scratch_ok).
  *
  * Bounds inference: every read of the producer's image in the consumer's body gives, per
  * dimension, an interval of its index over the consumer's loop ranges (interval arithmetic on
@@ -327,7 +327,7 @@ static void infer_region(lower_ctx *c, const pf_stage *st, const pf_stage *p,
 bool pf_lower_at_scratch_ok(const pf_program *prog, const pf_stage *p)
 {
     const pf_image_decl *img = p->image->image;
-    if (p->approx)
+    if (p->approx && !(p->approx->sample == PF_SAMPLE_GRID && p->approx->on_demand))
         return false;
     for (int i = 0; i < p->n_reads; i++)
         if (p->reads[i] == img)
@@ -343,24 +343,53 @@ bool pf_lower_at_scratch_ok(const pf_program *prog, const pf_stage *p)
     return true;
 }
 
+ir_buffer *lower_storage(const lower_ctx *c, const pf_stage *st)
+{
+    const pf_image_decl *img = st->image->image;
+    return c->store[img->index] ? c->store[img->index] : c->bufs[img->index];
+}
+
+/* [lo, hi] of the storage index J of an on-demand image that the region [rlo, rhi] of image
+ * coordinates needs (with the upper neighbour of a linear read), as lower_at_restrict computes
+ * the producer's loop. */
+static void storage_range(lower_ctx *c, const pf_stage *p, int d, ir_expr *rlo, ir_expr *rhi,
+                          ir_expr **lo, ir_expr **hi)
+{
+    ir_func *f = c->f;
+    const lower_lattice *L = &c->lattice[p->index];
+    ir_buffer *store = c->store[p->image->image->index];
+    ir_expr *zero = ir_const_i32(f, 0), *one = ir_const_i32(f, 1);
+    ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, p->approx->spacing[d]));
+    ir_expr *last = irf_bin(f, IR_SUB, ir_ref(f, store->extent[d]), one);
+    ir_expr *jlo = irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, rlo, L->lo[d]), zero), m);
+    ir_expr *jhi = irf_bin(f, IR_ADD, irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, rhi,
+                                                                                   L->lo[d]),
+                                                                  zero), m), one);
+    *lo = irf_bin(f, IR_MIN, jlo, last);
+    *hi = irf_bin(f, IR_MIN, jhi, last);
+}
+
 /* The allocation of a scratch image for this tile: the region along the producer's dimensions
- * (what it computes), everything along the others. */
+ * (what it computes; storage indices when stored downsampled), everything along the others. */
 static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region *region,
                              ir_stmt *body)
 {
     ir_func *f = c->f;
-    ir_buffer *b = c->bufs[p->image->image->index];
+    ir_buffer *b = lower_storage(c, p);
+    bool on_demand = b != c->bufs[p->image->image->index];
     ir_expr *lo[IR_MAX_DIMS], *n[IR_MAX_DIMS], *one = ir_const_i32(f, 1);
     for (int d = 0; d < b->ndims; d++) {
         lo[d] = ir_const_i32(f, 0);
         n[d] = ir_ref(f, b->extent[d]);
         if (d < p->n_vars) {
+            ir_expr *hi = region->hi[d];
             lo[d] = region->lo[d];
-            n[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, region->hi[d], lo[d]),
-                                              one), one);
+            if (on_demand)
+                storage_range(c, p, d, region->lo[d], region->hi[d], &lo[d], &hi);
+            n[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, hi, lo[d]), one), one);
         }
     }
-    return ir_alloc_window(f, b, lower_needs_zero(p->image->image), lo, n, body);
+    return ir_alloc_window(f, b, on_demand || lower_needs_zero(p->image->image), lo, n, body);
 }
 
 /* The producers scheduled at the consumer `st`, restricted to what its tile t reads, followed
@@ -377,14 +406,17 @@ ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir
         if (c->exec[pi].at != st->index)
             continue;
         const pf_stage *p = prog->stages[pi];
+        if (!lower_storage(c, p)->window) {
+            lower_error(c, "%s: computed at %s without a scratch window (the schedule was not "
+                        "validated)", p->name, st->name);
+            continue;
+        }
         lower_region region = { 0 };
         infer_region(c, st, p, t, &region);
         region.in_parallel = (c->region && c->region->in_parallel) ||
                              (c->exec[st->index].parallel && !st->serial);
-        if (c->bufs[p->image->image->index]->window) {
-            regions[n_scratch] = region;
-            scratch[n_scratch++] = p;
-        }
+        regions[n_scratch] = region;
+        scratch[n_scratch++] = p;
         /* The producer is lowered as if at top level, then put back. */
         lower_own own = c->own;
         lower_frame *frame = c->frame;

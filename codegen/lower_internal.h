@@ -54,6 +54,7 @@ typedef struct lower_ctx {
     lower_own own;         /* the stage's own-pixel addressing */
     lower_lattice *lattice;   /* by stage index */
     ir_buffer **store;     /* by image index: the downsampled storage of on-demand images */
+    bool *scratch;         /* by image index: computed at a consumer in per-tile windows */
     ir_interp **interp;    /* by image index: the grid description for on-demand reads */
     pf_error *err;
     bool failed;           /* a user-level error was recorded in err */
@@ -87,6 +88,8 @@ typedef struct lower_tile {
     ir_expr *lo[2], *hi[2];  /* the consumer's x, y range in the tile, [lo, hi); NULL: all */
 } lower_tile;
 ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir_stmt *inner);
+/* Where a stage's image lives: its downsampled storage when on demand, else its buffer. */
+ir_buffer *lower_storage(const lower_ctx *c, const pf_stage *st);
 void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_expr **hi,
                        const ir_expr *step);
 /* lower.c: whether an image's allocation must start zeroed. */

@@ -219,20 +219,12 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     return n;
 }
 
-/* Where this stage's compute-at producers run: 0 none; 1 at the start of each y tile, over
- * the whole width (some producer keeps full-size storage, which neighbouring x tiles share);
- * 2 at the start of each x tile (every producer has a scratch window). */
-static int producers_level(const lower_ctx *c, const pf_stage *st)
+static bool has_producers(const lower_ctx *c, const pf_stage *st)
 {
-    int level = 0;
-    for (int i = 0; i < c->prog->n_stages; i++) {
-        if (c->exec[i].at != st->index)
-            continue;
-        if (!c->bufs[c->prog->stages[i]->image->image->index]->window)
-            return 1;
-        level = 2;
-    }
-    return level;
+    for (int i = 0; i < c->prog->n_stages; i++)
+        if (c->exec[i].at == st->index)
+            return true;
+    return false;
 }
 
 /* The index of the loop over variable v among loops[from, n). */
@@ -241,24 +233,6 @@ static int loop_of(const nest_loop *loops, int from, int n, const ir_var *v)
     while (from < n && loops[from].var != v)
         from++;
     return from;
-}
-
-/* A parallel y-tile loop with producers computed at it, as two parallel loops over every other
- * tile (even tiles, then odd tiles). Each tile recomputes the producer rows its stencil reads,
- * in the producer's full-size storage; neighbouring tiles share those halo rows, and running
- * them at the same time would be a data race (identical values, but a race). Tiles two apart
- * share no rows as long as the halo above plus below is at most the tile height. */
-static ir_stmt *phased_tile_loop(lower_ctx *c, const nest_loop *l, ir_stmt *body)
-{
-    ir_func *f = c->f;
-    ir_var *phase = ir_var_new(f, "phase", IR_I32, IR_VAR_LOOP);
-    ir_expr *lo = irf_bin(f, IR_ADD, l->lo, irf_bin(f, IR_MUL, ir_ref(f, phase), l->step));
-    ir_expr *step = irf_bin(f, IR_MUL, l->step, ir_const_i32(f, 2));
-    ir_stmt *tiles = ir_for(f, l->var, lo, l->hi, step, IR_LOOP_PARALLEL, body);
-    ir_stmt *phases = ir_for(f, phase, ir_const_i32(f, 0), ir_const_i32(f, 2),
-                             ir_const_i32(f, 1), IR_LOOP_SERIAL, tiles);
-    phases->text = l->label;
-    return phases;
 }
 
 /* The tile [v, hi) of loop variable d in image coordinates [lo, hi): the loop runs over the
@@ -288,8 +262,8 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
     int ytile, xtile;
     int n = plan_loops(c, ns, vars, loops, &ytile, &xtile);
     ir_stmt *nest = nest_body(c, ns, c->own.coord);
-    int level = ytile >= 0 ? producers_level(c, ns->st) : 0;
-    int at = level == 2 && xtile >= 0 ? xtile : level ? ytile : -1;
+    /* producers run per x tile (per y tile when x is not tiled), in scratch windows */
+    int at = ytile < 0 || !has_producers(c, ns->st) ? -1 : xtile >= 0 ? xtile : ytile;
     for (int i = n - 1; i >= 0; i--) {
         const nest_loop *l = &loops[i];
         if (i == at) {
@@ -300,10 +274,6 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
                 tile_range(c, ns, 0, loops[xtile].var,
                            loops[loop_of(loops, at + 1, n, vars[0])].hi, &t);
             nest = lower_at_tile(c, ns->st, &t, nest);
-        }
-        if (i == ytile && level == 1 && l->kind == IR_LOOP_PARALLEL) {
-            nest = phased_tile_loop(c, l, nest);
-            continue;
         }
         nest = ir_for(f, l->var, l->lo, l->hi, l->step, l->kind, nest);
         nest->width = l->width;

@@ -148,6 +148,17 @@ static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
                        st->name);
     if (st->serial || prog->stages[c]->serial)
         return pf_fail(err, "%s: 'at' does not apply to serial (scatter) stages", st->name);
+    /* Tiles recompute their halo: computing a pixel twice must give the same value, and no
+     * other stage may have written it in between. */
+    if (reads_image(st, st->image->image))
+        return pf_fail(err, "%s: 'at' recomputes halo pixels, so the stage may not read its own "
+                       "image", st->name);
+    for (int i = 0; i < prog->n_stages; i++)
+        for (int k = 0; i != stage && k < prog->stages[i]->n_writes; k++)
+            if (prog->stages[i]->writes[k] == st->image->image)
+                return pf_fail(err, "%s: 'at' needs the stage to be the only writer of %s (%s "
+                               "writes it too)", st->name, st->image->image->name,
+                               prog->stages[i]->name);
     if (!consumer || !consumer->set || consumer->tile[1] <= 0 || consumer->at == PF_EXEC_INLINE)
         return pf_fail(err, "%s: 'at %s' needs %s to be tiled in two dimensions (e.g. '%s exec "
                        "tile 64 32'), computed root or at its own consumer", st->name,
