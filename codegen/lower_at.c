@@ -260,8 +260,28 @@ static void clamp_to_image(region_ctx *R, int d, ir_expr **lo, ir_expr **hi)
     *hi = h;
 }
 
+/* The storage indices [jlo, jhi] of an on-demand image that the region [rlo, rhi] of image
+ * coordinates needs: with the upper neighbour a linear read interpolates from, along the
+ * dimensions where stored samples are more than one lattice point apart (along the others a
+ * read takes its own sample: blur's channels and, under grid 4 1, its rows). */
+static void storage_span(lower_ctx *c, const pf_stage *p, int d, ir_expr *rlo, ir_expr *rhi,
+                         ir_expr **jlo, ir_expr **jhi)
+{
+    ir_func *f = c->f;
+    const lower_lattice *L = &c->lattice[p->index];
+    ir_expr *zero = ir_const_i32(f, 0);
+    ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, p->approx->spacing[d]));
+    int64_t k;
+    bool dense = ir_is_const(m, &k) && k == 1;
+    *jlo = irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, rlo, L->lo[d]), zero), m);
+    *jhi = irf_bin(f, IR_ADD, irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, rhi,
+                                                                             L->lo[d]),
+                                                          zero), m),
+                   ir_const_i32(f, dense ? 0 : 1));
+}
+
 /* Restricts the producer's loop along d: [lo, hi) by step in image coordinates, or the
- * storage index J of an on-demand image (with the upper neighbour interpolation reads). */
+ * storage index J of an on-demand image (storage_span). */
 void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_expr **hi,
                        const ir_expr *step)
 {
@@ -269,16 +289,10 @@ void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_
     const lower_region *g = c->region;
     if (!g || d >= IR_MAX_DIMS || !g->lo[d])
         return;
-    const lower_lattice *L = &c->lattice[p->index];
     ir_expr *zero = ir_const_i32(f, 0), *one = ir_const_i32(f, 1);
     if (c->store[p->image->image->index]) {
-        ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, p->approx->spacing[d]));
-        ir_expr *jlo = irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, g->lo[d],
-                                                                     L->lo[d]), zero), m);
-        ir_expr *jhi = irf_bin(f, IR_ADD, irf_bin(f, IR_DIV, irf_bin(f, IR_MAX,
-                                                                     irf_bin(f, IR_SUB, g->hi[d],
-                                                                             L->lo[d]),
-                                                                     zero), m), one);
+        ir_expr *jlo, *jhi;
+        storage_span(c, p, d, g->lo[d], g->hi[d], &jlo, &jhi);
         *lo = irf_bin(f, IR_MAX, *lo, jlo);
         *hi = irf_bin(f, IR_MIN, *hi, irf_bin(f, IR_ADD, jhi, one));
         return;
@@ -349,22 +363,15 @@ ir_buffer *lower_storage(const lower_ctx *c, const pf_stage *st)
     return c->store[img->index] ? c->store[img->index] : c->bufs[img->index];
 }
 
-/* [lo, hi] of the storage index J of an on-demand image that the region [rlo, rhi] of image
- * coordinates needs (with the upper neighbour of a linear read), as lower_at_restrict computes
- * the producer's loop. */
+/* The window of an on-demand image's storage: storage_span, inside the storage. */
 static void storage_range(lower_ctx *c, const pf_stage *p, int d, ir_expr *rlo, ir_expr *rhi,
                           ir_expr **lo, ir_expr **hi)
 {
     ir_func *f = c->f;
-    const lower_lattice *L = &c->lattice[p->index];
     ir_buffer *store = c->store[p->image->image->index];
-    ir_expr *zero = ir_const_i32(f, 0), *one = ir_const_i32(f, 1);
-    ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, p->approx->spacing[d]));
-    ir_expr *last = irf_bin(f, IR_SUB, ir_ref(f, store->extent[d]), one);
-    ir_expr *jlo = irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, rlo, L->lo[d]), zero), m);
-    ir_expr *jhi = irf_bin(f, IR_ADD, irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, rhi,
-                                                                                   L->lo[d]),
-                                                                  zero), m), one);
+    ir_expr *last = irf_bin(f, IR_SUB, ir_ref(f, store->extent[d]), ir_const_i32(f, 1));
+    ir_expr *jlo, *jhi;
+    storage_span(c, p, d, rlo, rhi, &jlo, &jhi);
     *lo = irf_bin(f, IR_MIN, jlo, last);
     *hi = irf_bin(f, IR_MIN, jhi, last);
 }
