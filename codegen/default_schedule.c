@@ -16,47 +16,30 @@
 #include "codegen/default_schedule.h"
 
 #include "codegen/lower.h"
+#include "lang/walk.h"
 #include "perforate/exec.h"
 
-enum { MAX_HALO = 16, TILE_X = 128, TILE_Y = 64, MAX_SCOPES = 32 };
+enum { MAX_HALO = 16, TILE_X = 128, TILE_Y = 64, MAX_SCOPES = 32, MAX_CONST = 65536 };
 
-/* Variables with constant ranges in scope at a read: reduction and `for` variables. */
+/* Variables in scope at a read: reduction and `for` variables, with their constant ranges
+ * (ok false: not constant). */
 typedef struct scopes {
-    int n;
+    int n, n_over;  /* entries; variables beyond MAX_SCOPES (unbounded) */
     const pf_symbol *sym[MAX_SCOPES];
+    bool ok[MAX_SCOPES];
     int lo[MAX_SCOPES], hi[MAX_SCOPES];
 } scopes;
 
-/* An integer known before the program runs: literals and consts, negated, added, subtracted
- * (small values only: stencil offsets and reduction bounds). */
+/* An integer known before the program runs (the language's constant expressions), small
+ * enough that stencil offsets built from it cannot overflow. */
 static bool const_int(const pf_expr *e, int *v)
 {
-    int a, b;
-    if (e->type != PF_T_INT)
+    pf_value x;
+    if (e->type != PF_T_INT || pf_eval_const_expr(e, NULL, NULL, &x) != 0 ||
+        x.i < -MAX_CONST || x.i > MAX_CONST)
         return false;
-    switch (e->kind) {
-    case PF_E_INT:
-        *v = e->ival;
-        return true;
-    case PF_E_NAME:
-        if (!e->sym || e->sym->kind != PF_SYM_CONST)
-            return false;
-        *v = e->sym->value.i;
-        return true;
-    case PF_E_UNARY:
-        if (e->op != PF_OP_NEG || !const_int(e->a, &a) || a < -65536 || a > 65536)
-            return false;
-        *v = -a;
-        return true;
-    case PF_E_BINARY:
-        if ((e->op != PF_OP_ADD && e->op != PF_OP_SUB) || !const_int(e->a, &a) ||
-            !const_int(e->b, &b) || a < -65536 || a > 65536 || b < -65536 || b > 65536)
-            return false;
-        *v = e->op == PF_OP_ADD ? a + b : a - b;
-        return true;
-    default:
-        return false;
-    }
+    *v = x.i;
+    return true;
 }
 
 /* [lo, hi] of an offset made of constants and scoped variables (sums and differences). */
@@ -71,7 +54,7 @@ static bool offset_range(const scopes *S, const pf_expr *e, int *lo, int *hi)
             if (S->sym[i] == e->sym) {
                 *lo = S->lo[i];
                 *hi = S->hi[i];
-                return true;
+                return S->ok[i];
             }
         return false;
     }
@@ -115,71 +98,46 @@ typedef struct stencil {
     bool ok;
 } stencil;
 
-static bool push_scope(scopes *S, const pf_symbol *sym, const pf_expr *lo, const pf_expr *hi)
+static void enter_var(void *ctx, const pf_symbol *sym, const pf_expr *lo, const pf_expr *hi)
 {
-    int l, h;
-    if (S->n == MAX_SCOPES || !const_int(lo, &l) || !const_int(hi, &h))
-        return false;
-    S->sym[S->n] = sym;
-    S->lo[S->n] = l;
-    S->hi[S->n++] = h;
-    return true;
+    scopes *S = &((stencil *)ctx)->S;
+    if (S->n == MAX_SCOPES) {
+        S->n_over++;
+        return;
+    }
+    S->sym[S->n] = sym;  /* an unknown range: reads through the variable fail below */
+    S->ok[S->n] = const_int(lo, &S->lo[S->n]) && const_int(hi, &S->hi[S->n]);
+    S->n++;
 }
 
-static void walk_expr(stencil *T, const pf_expr *e)
+static void leave_var(void *ctx)
 {
-    if (!e || !T->ok)
-        return;
-    int saved = T->S.n;
-    if (e->kind == PF_E_REDUCE) {
-        walk_expr(T, e->a);
-        walk_expr(T, e->b);
-        push_scope(&T->S, e->sym, e->a, e->b);  /* unbounded: reads through it fail below */
-    }
-    if (e->kind == PF_E_IMAGE_READ && e->sym->image == T->img) {
-        T->reads++;
-        for (int d = 0; d < 2; d++)
-            T->ok = T->ok && near_own(&T->S, e->args[d], T->consumer->vars[d]);
-        /* outside the tile (channels, grid slices) nothing is recomputed: the same index */
-        for (int d = 2; d < T->img->ndims && d < T->consumer->n_vars; d++)
-            T->ok = T->ok && is_var(e->args[d], T->consumer->vars[d]);
-    }
-    if (e->kind != PF_E_REDUCE) {
-        walk_expr(T, e->a);
-        walk_expr(T, e->b);
-    }
-    walk_expr(T, e->c);
-    for (int i = 0; i < e->n_args; i++)
-        walk_expr(T, e->args[i]);
-    T->S.n = saved;
+    scopes *S = &((stencil *)ctx)->S;
+    if (S->n_over > 0)
+        S->n_over--;
+    else
+        S->n--;
 }
 
-static void walk_stmt(stencil *T, const pf_stmt *s)
+static void visit_read(void *ctx, const pf_expr *e)
 {
-    if (!s || !T->ok)
+    stencil *T = ctx;
+    if (e->sym->image != T->img)
         return;
-    int saved = T->S.n;
-    if (s->kind == PF_S_FOR) {
-        walk_expr(T, s->lo);
-        walk_expr(T, s->hi);
-        push_scope(&T->S, s->sym, s->lo, s->hi);
-    }
-    for (int i = 0; s->kind == PF_S_BLOCK && i < s->n_body; i++)
-        walk_stmt(T, s->body[i]);
-    walk_expr(T, s->value);
-    walk_expr(T, s->cond);
-    for (int i = 0; i < s->target.n_index; i++)
-        walk_expr(T, s->target.index[i]);
-    walk_stmt(T, s->then_s);
-    walk_stmt(T, s->else_s);
-    T->S.n = saved;
+    T->reads++;
+    for (int d = 0; d < 2; d++)
+        T->ok = T->ok && near_own(&T->S, e->args[d], T->consumer->vars[d]);
+    /* outside the tile (channels, grid slices) nothing is recomputed: the same index */
+    for (int d = 2; d < T->img->ndims && d < T->consumer->n_vars; d++)
+        T->ok = T->ok && is_var(e->args[d], T->consumer->vars[d]);
 }
 
 /* Whether the consumer reads img only through a small stencil around its own x and y. */
 static bool stencil_reads(const pf_stage *consumer, const pf_image_decl *img)
 {
     stencil T = { consumer, img, { 0 }, 0, true };
-    walk_stmt(&T, consumer->body);
+    pf_read_visitor v = { &T, enter_var, leave_var, visit_read };
+    pf_visit_reads_stmt(consumer->body, &v);
     return T.ok && T.reads > 0;
 }
 

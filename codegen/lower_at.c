@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "lang/approx.h"
+#include "lang/walk.h"
 #include "perforate/exec.h"
 
 typedef struct ival {
@@ -20,9 +21,10 @@ typedef struct ival {
     ir_expr *lo, *hi;
 } ival;
 
-/* What is known of a variable inside the tile. */
+/* What is known of a variable inside the tile (ok false: nothing, it is unbounded). */
 typedef struct var_range {
     const pf_symbol *sym;
+    bool ok;
     ir_expr *lo, *hi;
 } var_range;
 
@@ -31,7 +33,7 @@ typedef struct var_range {
 typedef struct region_ctx {
     lower_ctx *c;
     const pf_image_decl *img;   /* the producer's image */
-    int n;
+    int n, n_over;              /* ranges in r; variables in scope beyond MAX_RANGES */
     var_range r[MAX_RANGES];
     ir_expr *lo[IR_MAX_DIMS], *hi[IR_MAX_DIMS];
     bool whole[IR_MAX_DIMS];
@@ -63,7 +65,7 @@ static ival name_interval(region_ctx *R, const pf_expr *e)
 {
     for (int i = R->n - 1; i >= 0; i--)
         if (R->r[i].sym == e->sym) {
-            ival v = { true, R->r[i].lo, R->r[i].hi };
+            ival v = { R->r[i].ok, R->r[i].lo, R->r[i].hi };
             return v;
         }
     if (uniform_symbol(e->sym))
@@ -167,69 +169,34 @@ static void add_read(region_ctx *R, const pf_expr *e)
     }
 }
 
-static bool push_range(region_ctx *R, const pf_symbol *sym, const pf_expr *lo,
-                       const pf_expr *hi)
+/* A reduction or `for` variable comes into scope; a range that cannot be bounded leaves it
+ * unbounded (and so the reads through it). */
+static void enter_var(void *ctx, const pf_symbol *sym, const pf_expr *lo, const pf_expr *hi)
 {
-    if (R->n == MAX_RANGES)
-        return false;
+    region_ctx *R = ctx;
+    if (R->n == MAX_RANGES) {
+        R->n_over++;
+        return;
+    }
     ival a = interval(R, lo), b = interval(R, hi);
-    if (!a.ok || !b.ok)
-        return false;
-    R->r[R->n].sym = sym;
-    R->r[R->n].lo = a.lo;
-    R->r[R->n++].hi = b.hi;
-    return true;
+    var_range v = { sym, a.ok && b.ok, a.lo, b.hi };
+    R->r[R->n++] = v;
 }
 
-static void walk_expr(region_ctx *R, const pf_expr *e);
-
-static void walk_reduce(region_ctx *R, const pf_expr *e)
+static void leave_var(void *ctx)
 {
-    walk_expr(R, e->a);
-    walk_expr(R, e->b);
-    int saved = R->n;
-    push_range(R, e->sym, e->a, e->b);  /* an unknown range leaves the variable unbounded */
-    for (int i = 0; i < e->n_args; i++)
-        walk_expr(R, e->args[i]);
-    R->n = saved;
+    region_ctx *R = ctx;
+    if (R->n_over > 0)
+        R->n_over--;
+    else
+        R->n--;
 }
 
-static void walk_expr(region_ctx *R, const pf_expr *e)
+static void visit_read(void *ctx, const pf_expr *e)
 {
-    if (!e)
-        return;
-    if (e->kind == PF_E_REDUCE) {
-        walk_reduce(R, e);
-        return;
-    }
-    if (e->kind == PF_E_IMAGE_READ && e->sym->image == R->img)
+    region_ctx *R = ctx;
+    if (e->sym->image == R->img)
         add_read(R, e);
-    walk_expr(R, e->a);
-    walk_expr(R, e->b);
-    walk_expr(R, e->c);
-    for (int i = 0; i < e->n_args; i++)
-        walk_expr(R, e->args[i]);
-}
-
-static void walk_stmt(region_ctx *R, const pf_stmt *s)
-{
-    if (!s)
-        return;
-    int saved = R->n;
-    if (s->kind == PF_S_FOR) {  /* with a step the values still lie in [lo, hi] */
-        walk_expr(R, s->lo);
-        walk_expr(R, s->hi);
-        push_range(R, s->sym, s->lo, s->hi);
-    }
-    for (int i = 0; s->kind == PF_S_BLOCK && i < s->n_body; i++)
-        walk_stmt(R, s->body[i]);
-    walk_expr(R, s->value);
-    walk_expr(R, s->cond);
-    for (int i = 0; i < s->target.n_index; i++)
-        walk_expr(R, s->target.index[i]);
-    walk_stmt(R, s->then_s);
-    walk_stmt(R, s->else_s);
-    R->n = saved;
 }
 
 /* ---- the producer's loops restricted to the region ---- */
@@ -317,6 +284,7 @@ static void infer_region(lower_ctx *c, const pf_stage *st, const pf_stage *p,
     ir_expr *one = ir_const_i32(f, 1);
     for (int d = 0; d < st->n_vars; d++) {
         R.r[R.n].sym = st->vars[d];
+        R.r[R.n].ok = true;
         if (d < 2 && t->lo[d]) {
             R.r[R.n].lo = t->lo[d];
             R.r[R.n].hi = irf_bin(f, IR_SUB, t->hi[d], one);
@@ -328,7 +296,8 @@ static void infer_region(lower_ctx *c, const pf_stage *st, const pf_stage *p,
         }
         R.n++;
     }
-    walk_stmt(&R, st->body);
+    pf_read_visitor v = { &R, enter_var, leave_var, visit_read };
+    pf_visit_reads_stmt(st->body, &v);
     for (int d = 0; d < R.img->ndims; d++)
         clamp_to_image(&R, d, &region->lo[d], &region->hi[d]);
 }

@@ -457,7 +457,7 @@ static void bind_frame(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
     fr->n_slots = st->n_slots;
     fr->slots = PF_NEW_ARRAY(f->arena, ir_expr *, st->n_slots + 1);
     fr->arrays = PF_NEW_ARRAY(f->arena, ir_var *, st->n_slots + 1);
-    c->own.store = store ? store : c->bufs[img->index];
+    c->own.store = lower_storage(c, st);
     for (int d = 0; d < st->n_vars; d++) {
         vars[d] = ir_var_new(f, store ? "J" : st->vars[d]->name, IR_I32, IR_VAR_LOOP);
         ir_expr *v = ir_ref(f, vars[d]);

@@ -1,0 +1,23 @@
+/* Visiting the image reads of a stage body with the variables in scope at each read: the
+ * bounds inference of compute-at (codegen/lower_at.c) and the default schedule's stencil test
+ * (codegen/default_schedule.c) both need every read together with the ranges of the reduction
+ * and `for` variables around it. */
+#ifndef PF_LANG_WALK_H
+#define PF_LANG_WALK_H
+
+#include "lang/ast.h"
+
+typedef struct pf_read_visitor {
+    void *ctx;
+    /* var, ranging over [lo, hi] (a reduction's bounds, or a `for`'s: with a step its values
+     * still lie in there), comes into scope; each enter is matched by one leave. */
+    void (*enter)(void *ctx, const pf_symbol *var, const pf_expr *lo, const pf_expr *hi);
+    void (*leave)(void *ctx);
+    /* an image read (PF_E_IMAGE_READ), any image; reads inside its indices follow */
+    void (*read)(void *ctx, const pf_expr *read);
+} pf_read_visitor;
+
+void pf_visit_reads_stmt(const pf_stmt *s, const pf_read_visitor *v);
+void pf_visit_reads_expr(const pf_expr *e, const pf_read_visitor *v);
+
+#endif
