@@ -193,6 +193,8 @@ struct ir_stmt {
     ir_buffer *buf;          /* STORE, ALLOC */
     uint8_t check_mask;      /* STORE: dimensions whose index may be outside (write dropped) */
     bool scatter;            /* STORE: not the iteration's own pixel (loop must stay serial) */
+    bool stream;             /* STORE: written once and not read soon: a vector store skips the
+                              * cache (non-temporal) where its address is vector-aligned */
     bool zero;               /* ALLOC: the buffer must start zeroed */
     ir_expr *lo, *hi, *step; /* FOR */
     ir_loop_kind loop_kind;  /* FOR */

@@ -139,7 +139,7 @@ static void print_store(const ir_stmt *s, pf_strbuf *out)
     pf_sb_putc(out, ']');
     if (s->check_mask)
         pf_sb_printf(out, "{checked:%x}", s->check_mask);
-    pf_sb_printf(out, "%s = ", s->scatter ? "{scatter}" : "");
+    pf_sb_printf(out, "%s%s = ", s->scatter ? "{scatter}" : "", s->stream ? "{stream}" : "");
     ir_print_expr(s->value, out);
     pf_sb_puts(out, ";\n");
 }

@@ -171,6 +171,17 @@ static ir_expr *identity_bin(ir_func *f, ir_expr *e)
         break;
     case IR_DIV:
         if (b_int && ci == 1) return a;
+        /* (x * k) / k -> x: indices do not overflow (as in Halide) */
+        if (b_int && ci != 0 && a->kind == IR_BIN && a->op == IR_MUL) {
+            if (ir_is_const(a->b, &ai) && ai == ci) return a->a;
+            if (ir_is_const(a->a, &ai) && ai == ci) return a->b;
+        }
+        break;
+    case IR_MOD:
+        /* (x * m) % k -> 0 when k divides m */
+        if (b_int && ci != 0 && a->kind == IR_BIN && a->op == IR_MUL &&
+            ((ir_is_const(a->b, &ai) && ai % ci == 0) || (ir_is_const(a->a, &ai) && ai % ci == 0)))
+            return const_of(f, e->type, 0);
         break;
     case IR_AND:
         if (a_int_c) return ai ? b : a;

@@ -9,7 +9,7 @@
  * constructs that do not vectorize (sorts, medians, runtime calls, loops whose bounds differ
  * between lanes) are emitted as plain scalar loops; vec_supported() decides before anything
  * is emitted. */
-#include "codegen/llvm_internal.h"
+#include "codegen/llvm_vec_internal.h"
 
 #include "base/arena.h"
 #include "base/error.h"
@@ -17,26 +17,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef enum vkind { V_UNIFORM, V_AFFINE, V_VECTOR } vkind;
-
-typedef struct vval {
-    vkind kind;
-    LLVMValueRef v;   /* UNIFORM: scalar; AFFINE: the scalar base (lane 0); VECTOR: <W x T> */
-    int64_t stride;   /* AFFINE: lane stride */
-} vval;
-
-typedef struct vec {
-    emit *e;
-    int W;
-    const ir_var *lane;  /* the vectorized loop variable */
-    char *inside;        /* by var id: defined inside the vector body */
-    vval *val;           /* by var id: lets defined inside */
-    LLVMValueRef *vslot; /* by var id: vector allocas of mutables and arrays defined inside */
-    LLVMValueRef mask;   /* <W x i1> of active lanes, or NULL when all are */
-    LLVMValueRef base;   /* the lane variable's value in lane 0 */
-    int64_t step;        /* the loop's (constant) step */
-} vec;
 
 /* ---- can the body be vectorized? ---- */
 
@@ -111,7 +91,7 @@ static bool supported_stmt(const ir_stmt *s, const char *inside, const ir_var *l
 
 /* ---- values ---- */
 
-static LLVMTypeRef vtype(vec *v, ir_type t)
+LLVMTypeRef vec_type(vec *v, ir_type t)
 {
     return LLVMVectorType(em_type(v->e, t), (unsigned)v->W);
 }
@@ -136,7 +116,7 @@ static LLVMValueRef lane_offsets(vec *v, LLVMTypeRef t, int64_t stride)
     return r;
 }
 
-static LLVMValueRef as_vector(vec *v, vval x)
+LLVMValueRef vec_as_vector(vec *v, vval x)
 {
     emit *e = v->e;
     if (x.kind == V_VECTOR)
@@ -165,7 +145,6 @@ static vval affine(LLVMValueRef base, int64_t stride)
     return r;
 }
 
-static vval vx(vec *v, const ir_expr *x);
 
 /* Applies a scalar emission routine to vector operands: the routine works on any LLVM value
  * type, so uniform operands are splat first. */
@@ -177,7 +156,7 @@ static LLVMValueRef float_bin_v(emit *e, const ir_expr *x, LLVMValueRef a, LLVMV
 static vval vbin(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
-    vval a = vx(v, x->a), b = vx(v, x->b);
+    vval a = vec_x(v, x->a), b = vec_x(v, x->b);
     bool is_int = x->a->type != IR_F32;  /* integers and bools */
     if (a.kind == V_UNIFORM && b.kind == V_UNIFORM)
         return uni(is_int ? int_bin_v(e, x, a.v, b.v) : float_bin_v(e, x, a.v, b.v));
@@ -196,7 +175,7 @@ static vval vbin(vec *v, const ir_expr *x)
         return affine(LLVMBuildMul(e->b, a.v, b.v, ""), a.stride * k);
     if (is_int && x->op == IR_MUL && b.kind == V_AFFINE && ir_is_const(x->a, &k))
         return affine(LLVMBuildMul(e->b, a.v, b.v, ""), b.stride * k);
-    LLVMValueRef va = as_vector(v, a), vb = as_vector(v, b);
+    LLVMValueRef va = vec_as_vector(v, a), vb = vec_as_vector(v, b);
     return vect(is_int ? int_bin_v(e, x, va, vb) : float_bin_v(e, x, va, vb));
 }
 
@@ -263,10 +242,10 @@ static LLVMValueRef float_bin_v(emit *e, const ir_expr *x, LLVMValueRef a, LLVMV
 static vval vun(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
-    vval a = vx(v, x->a);
+    vval a = vec_x(v, x->a);
     if (x->op == IR_NEG && x->type != IR_F32 && a.kind != V_VECTOR)
         return affine(LLVMBuildSub(e->b, zero_like(a.v), a.v, ""), -a.stride);
-    LLVMValueRef o = a.kind == V_UNIFORM ? a.v : as_vector(v, a);
+    LLVMValueRef o = a.kind == V_UNIFORM ? a.v : vec_as_vector(v, a);
     LLVMValueRef r;
     if (x->op == IR_NOT)
         r = LLVMBuildNot(e->b, o, "");
@@ -280,13 +259,13 @@ static vval vun(vec *v, const ir_expr *x)
 static vval vcast(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
-    vval a = vx(v, x->a);
+    vval a = vec_x(v, x->a);
     ir_type from = x->a->type, to = x->type;
     if (a.kind == V_AFFINE && from == IR_I32 && to == IR_I64)
         return affine(LLVMBuildSExt(e->b, a.v, e->t_i64, ""), a.stride);
     bool uniform = a.kind == V_UNIFORM;
-    LLVMValueRef o = uniform ? a.v : as_vector(v, a);
-    LLVMTypeRef t = uniform ? em_type(e, to) : vtype(v, to);
+    LLVMValueRef o = uniform ? a.v : vec_as_vector(v, a);
+    LLVMTypeRef t = uniform ? em_type(e, to) : vec_type(v, to);
     LLVMValueRef r;
     if (to == IR_F32)
         r = from == IR_BOOL ? LLVMBuildUIToFP(e->b, o, t, "") : LLVMBuildSIToFP(e->b, o, t, "");
@@ -310,11 +289,11 @@ static vval vcast(vec *v, const ir_expr *x)
 static vval vselect(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
-    vval c = vx(v, x->a), a = vx(v, x->b), b = vx(v, x->c);
+    vval c = vec_x(v, x->a), a = vec_x(v, x->b), b = vec_x(v, x->c);
     if (c.kind == V_UNIFORM && a.kind == V_UNIFORM && b.kind == V_UNIFORM)
         return uni(LLVMBuildSelect(e->b, c.v, a.v, b.v, ""));
-    LLVMValueRef cv = c.kind == V_UNIFORM ? c.v : as_vector(v, c);
-    return vect(LLVMBuildSelect(e->b, cv, as_vector(v, a), as_vector(v, b), ""));
+    LLVMValueRef cv = c.kind == V_UNIFORM ? c.v : vec_as_vector(v, c);
+    return vect(LLVMBuildSelect(e->b, cv, vec_as_vector(v, a), vec_as_vector(v, b), ""));
 }
 
 /* ---- calls ---- */
@@ -343,7 +322,7 @@ static vval vcall(vec *v, const ir_expr *x)
     bool any = false, is_vec[5];
     LLVMValueRef args[5];
     for (int i = 0; i < x->n_args && i < 4; i++) {
-        a[i] = vx(v, x->args[i]);
+        a[i] = vec_x(v, x->args[i]);
         any |= a[i].kind != V_UNIFORM;
     }
     if (!any) {  /* uniform: the scalar emission of the same call */
@@ -357,9 +336,9 @@ static vval vcall(vec *v, const ir_expr *x)
     };
     if (x->fn <= IR_FN_FABS && x->fn != IR_FN_TAN && x->fn != IR_FN_ATAN2) {
         for (int i = 0; i < x->n_args; i++)
-            args[i] = as_vector(v, a[i]);
+            args[i] = vec_as_vector(v, a[i]);
         LLVMValueRef r = em_vector_math(e, x->fn, args, x->n_args, v->W);
-        return vect(r ? r : em_intrinsic(e, intrinsics[x->fn], vtype(v, IR_F32), args, x->n_args));
+        return vect(r ? r : em_intrinsic(e, intrinsics[x->fn], vec_type(v, IR_F32), args, x->n_args));
     }
     LLVMTypeRef ps[5];
     int n = 0;
@@ -377,7 +356,7 @@ static vval vcall(vec *v, const ir_expr *x)
             ps[n] = e->t_i32;
             bool have = n - 1 < x->n_args;
             is_vec[n] = have && a[n - 1].kind != V_UNIFORM;
-            args[n] = !have ? em_i32(e, 0) : is_vec[n] ? as_vector(v, a[n - 1]) : a[n - 1].v;
+            args[n] = !have ? em_i32(e, 0) : is_vec[n] ? vec_as_vector(v, a[n - 1]) : a[n - 1].v;
         }
         return vect(per_lane(v, name, e->t_f32, ps, 5, args, is_vec));
     } else {  /* IR_FN_PERF_HASH */
@@ -387,7 +366,7 @@ static vval vcall(vec *v, const ir_expr *x)
     }
     for (int i = 0; i < n; i++) {
         is_vec[i] = a[i].kind != V_UNIFORM;
-        args[i] = is_vec[i] ? as_vector(v, a[i]) : a[i].v;
+        args[i] = is_vec[i] ? vec_as_vector(v, a[i]) : a[i].v;
     }
     return vect(per_lane(v, name, e->t_f32, ps, n, args, is_vec));
 }
@@ -400,7 +379,7 @@ static LLVMValueRef vindex(vec *v, const ir_buffer *buf, int d, vval i, bool cla
                            LLVMValueRef *inside)
 {
     emit *e = v->e;
-    LLVMValueRef x = as_vector(v, i);
+    LLVMValueRef x = vec_as_vector(v, i);
     if (!clamp)
         return x;
     LLVMValueRef n = splat(v, em_var(e, buf->extent[d]));
@@ -465,7 +444,7 @@ static LLVMValueRef gather(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
     emit *e = v->e;
     LLVMValueRef ptrs = LLVMBuildGEP2(e->b, e->t_f32, e->buf_data[buf->id],
                                       (LLVMValueRef[]){ voffsets(v, buf, idx) }, 1, "");
-    LLVMTypeRef vf = vtype(v, IR_F32), pv = LLVMVectorType(e->t_ptr, (unsigned)v->W);
+    LLVMTypeRef vf = vec_type(v, IR_F32), pv = LLVMVectorType(e->t_ptr, (unsigned)v->W);
     unsigned id = LLVMLookupIntrinsicID("llvm.masked.gather", 18);
     LLVMTypeRef tys[2] = { vf, pv };
     LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
@@ -475,7 +454,7 @@ static LLVMValueRef gather(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
 
 /* Whether x mentions only the lane variable and values from outside the body (so the scalar
  * emitter can compute its lane-0 value). */
-static bool outside_only(const vec *v, const ir_expr *x)
+bool vec_outside_only(const vec *v, const ir_expr *x)
 {
     if (!x)
         return true;
@@ -484,10 +463,10 @@ static bool outside_only(const vec *v, const ir_expr *x)
         return false;
     if (x->kind == IR_LOAD || x->kind == IR_CALL)
         return false;
-    if (!outside_only(v, x->a) || !outside_only(v, x->b) || !outside_only(v, x->c))
+    if (!vec_outside_only(v, x->a) || !vec_outside_only(v, x->b) || !vec_outside_only(v, x->c))
         return false;
     for (int i = 0; i < x->n_args; i++)
-        if (!outside_only(v, x->args[i]))
+        if (!vec_outside_only(v, x->args[i]))
             return false;
     return true;
 }
@@ -495,12 +474,12 @@ static bool outside_only(const vec *v, const ir_expr *x)
 /* The scalar element pointer of lane 0 for indices whose dimension 0 is affine with stride 1
  * and the others uniform. When the indices only involve the lane variable and outside values,
  * the scalar emitter computes it (64-bit offsets, row pointers shared between taps). */
-static LLVMValueRef lane0_ptr(vec *v, const ir_buffer *buf, vval *iv, ir_expr *const *ix)
+LLVMValueRef vec_lane0_ptr(vec *v, const ir_buffer *buf, vval *iv, ir_expr *const *ix)
 {
     emit *e = v->e;
     bool simple = ix != NULL;
     for (int d = 0; simple && d < buf->ndims; d++)
-        simple = outside_only(v, ix[d]);
+        simple = vec_outside_only(v, ix[d]);
     if (simple)
         return em_inside_ptr(e, buf, ix);
     LLVMValueRef idx[IR_MAX_DIMS];
@@ -519,72 +498,6 @@ static bool contiguous(const ir_buffer *buf, const vval *iv, uint8_t mask)
     return true;
 }
 
-/* Largest lane stride loaded as dense chunks plus a shuffle (a gather beyond). */
-#define MAX_SHUFFLE_STRIDE 4
-
-/* Lanes at stride s (2..MAX_SHUFFLE_STRIDE) of one row: the elements from lane 0's to lane
- * W-1's, all inside the buffer because both ends are, loaded as W-wide chunks (the last one
- * masked so nothing past lane W-1's element is touched), then every s-th element picked. This
- * is how Halide loads a strided vector; a gather costs about W scalar loads. */
-static LLVMValueRef strided_load(vec *v, LLVMValueRef p, int s)
-{
-    emit *e = v->e;
-    int W = v->W, n = (W - 1) * s + 1, chunks = (n + W - 1) / W;
-    LLVMTypeRef vf = vtype(v, IR_F32);
-    LLVMValueRef part[2 * MAX_SHUFFLE_STRIDE];
-    for (int c = 0; c < chunks; c++) {
-        LLVMValueRef q = LLVMBuildGEP2(e->b, e->t_f32, p, (LLVMValueRef[]){ em_i32(e, c * W) },
-                                       1, "");
-        int live = n - c * W < W ? n - c * W : W;
-        if (live == W) {
-            part[c] = LLVMBuildLoad2(e->b, vf, q, "");
-            LLVMSetAlignment(part[c], 4);
-            continue;
-        }
-        LLVMValueRef m[64];
-        for (int l = 0; l < W; l++)
-            m[l] = LLVMConstInt(e->t_i1, l < live, 0);
-        unsigned id = LLVMLookupIntrinsicID("llvm.masked.load", 16);
-        LLVMTypeRef tys[2] = { vf, e->t_ptr };
-        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
-        LLVMValueRef args[4] = { q, em_i32(e, 4), LLVMConstVector(m, (unsigned)W),
-                                 LLVMGetPoison(vf) };
-        part[c] = LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, args, 4,
-                                 "");
-    }
-    /* Concatenate pairwise (padding with poison) into one vector of chunks' elements. */
-    int have = chunks, width = W;
-    while (have > 1) {
-        LLVMValueRef m[2 * 64 * MAX_SHUFFLE_STRIDE];
-        for (int l = 0; l < 2 * width; l++)
-            m[l] = em_i32(e, l);
-        int next = 0;
-        for (int c = 0; c < have; c += 2) {
-            LLVMValueRef b = c + 1 < have ? part[c + 1] : LLVMGetPoison(LLVMTypeOf(part[c]));
-            part[next++] = LLVMBuildShuffleVector(e->b, part[c], b,
-                                                  LLVMConstVector(m, (unsigned)(2 * width)), "");
-        }
-        have = next;
-        width *= 2;
-    }
-    LLVMValueRef m[64];
-    for (int l = 0; l < W; l++)
-        m[l] = em_i32(e, (int64_t)l * s);
-    return LLVMBuildShuffleVector(e->b, part[0], LLVMGetPoison(LLVMTypeOf(part[0])),
-                                  LLVMConstVector(m, (unsigned)W), "");
-}
-
-static bool shuffle_strided(const vec *v, const ir_buffer *buf, const vval *iv, uint8_t mask)
-{
-    if (iv[0].kind != V_AFFINE || iv[0].stride < 2 || iv[0].stride > MAX_SHUFFLE_STRIDE ||
-        mask || v->W > 64)
-        return false;
-    for (int d = 1; d < buf->ndims; d++)
-        if (iv[d].kind != V_UNIFORM)
-            return false;
-    return true;
-}
-
 static vval vload(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
@@ -592,7 +505,7 @@ static vval vload(vec *v, const ir_expr *x)
     vval iv[IR_MAX_DIMS];
     bool any = false;
     for (int d = 0; d < buf->ndims; d++) {
-        iv[d] = vx(v, x->args[d]);
+        iv[d] = vec_x(v, x->args[d]);
         any |= iv[d].kind != V_UNIFORM;
     }
     if (!any)
@@ -601,14 +514,17 @@ static vval vload(vec *v, const ir_expr *x)
         /* dimensions >= 1 are uniform: clamp them as scalars */
         bool other_clamps = (x->clamp_mask & ~1u) != 0;
         if (!other_clamps) {
-            LLVMValueRef p = lane0_ptr(v, buf, iv, x->args);
-            LLVMValueRef l = LLVMBuildLoad2(e->b, vtype(v, IR_F32), p, "");
+            LLVMValueRef p = vec_lane0_ptr(v, buf, iv, x->args);
+            LLVMValueRef l = LLVMBuildLoad2(e->b, vec_type(v, IR_F32), p, "");
             LLVMSetAlignment(l, 4);
             return vect(l);
         }
     }
-    if (shuffle_strided(v, buf, iv, x->clamp_mask))
-        return vect(strided_load(v, lane0_ptr(v, buf, iv, x->args), (int)iv[0].stride));
+    if (!x->clamp_mask) {
+        LLVMValueRef r = vec_strided_load(v, x, iv);
+        if (r)
+            return vect(r);
+    }
     LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
     for (int d = 0; d < buf->ndims; d++)
         idx[d] = vindex(v, buf, d, iv[d], (x->clamp_mask >> d) & 1, &inside);
@@ -622,13 +538,13 @@ static vval vload(vec *v, const ir_expr *x)
 static vval vaload(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
-    vval i = vx(v, x->a);
+    vval i = vec_x(v, x->a);
     const ir_var *a = x->var;
     if (!v->inside[a->id]) {  /* a table or an array from outside: scalar or gathered */
         if (i.kind == V_UNIFORM)
             return uni(em_expr(e, x));
-        LLVMValueRef iv = as_vector(v, i);
-        LLVMValueRef r = LLVMGetPoison(vtype(v, a->type));
+        LLVMValueRef iv = vec_as_vector(v, i);
+        LLVMValueRef r = LLVMGetPoison(vec_type(v, a->type));
         for (int l = 0; l < v->W; l++) {
             LLVMValueRef il = LLVMBuildExtractElement(e->b, iv, em_i32(e, l), "");
             LLVMValueRef s = LLVMBuildLoad2(e->b, em_type(e, a->type), em_array_ptr(e, a, il), "");
@@ -637,14 +553,14 @@ static vval vaload(vec *v, const ir_expr *x)
         return vect(r);
     }
     /* An array of the body: each element is a vector of lanes. */
-    LLVMTypeRef vt = vtype(v, a->type);
+    LLVMTypeRef vt = vec_type(v, a->type);
     if (i.kind == V_UNIFORM) {
         LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, vt, v->vslot[a->id],
                                                (LLVMValueRef[]){ em_clamped_index(e, a, i.v) },
                                                1, "");
         return vect(LLVMBuildLoad2(e->b, vt, p, ""));
     }
-    LLVMValueRef iv = as_vector(v, i);
+    LLVMValueRef iv = vec_as_vector(v, i);
     LLVMValueRef r = LLVMGetPoison(vt);
     for (int l = 0; l < v->W; l++) {
         LLVMValueRef il = em_clamped_index(e, a, LLVMBuildExtractElement(e->b, iv, em_i32(e, l),
@@ -657,7 +573,7 @@ static vval vaload(vec *v, const ir_expr *x)
     return vect(r);
 }
 
-static vval vx(vec *v, const ir_expr *x)
+vval vec_x(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
     switch (x->kind) {
@@ -670,7 +586,7 @@ static vval vx(vec *v, const ir_expr *x)
             return uni(em_var(e, x->var));
         if (x->var->kind == IR_VAR_LET)
             return v->val[x->var->id];
-        return vect(LLVMBuildLoad2(e->b, vtype(v, x->var->type), v->vslot[x->var->id], ""));
+        return vect(LLVMBuildLoad2(e->b, vec_type(v, x->var->type), v->vslot[x->var->id], ""));
     case IR_BIN:
         return vbin(v, x);
     case IR_UN:
@@ -702,8 +618,8 @@ static LLVMValueRef masked_value(vec *v, LLVMValueRef nv, LLVMValueRef old)
 static void vassign(vec *v, const ir_stmt *s)
 {
     emit *e = v->e;
-    LLVMTypeRef vt = vtype(v, s->var->type);
-    LLVMValueRef nv = as_vector(v, vx(v, s->value));
+    LLVMTypeRef vt = vec_type(v, s->var->type);
+    LLVMValueRef nv = vec_as_vector(v, vec_x(v, s->value));
     if (s->kind == IR_S_DECL) {
         v->vslot[s->var->id] = entry_alloca(e, vt, s->var->name);
         v->inside[s->var->id] = 1;
@@ -718,16 +634,16 @@ static void varray_store(vec *v, const ir_stmt *s)
 {
     emit *e = v->e;
     const ir_var *a = s->var;
-    LLVMTypeRef vt = vtype(v, a->type);
-    vval i = vx(v, s->index);
-    LLVMValueRef nv = as_vector(v, vx(v, s->value));
+    LLVMTypeRef vt = vec_type(v, a->type);
+    vval i = vec_x(v, s->index);
+    LLVMValueRef nv = vec_as_vector(v, vec_x(v, s->value));
     if (i.kind == V_UNIFORM) {
         LLVMValueRef ix = em_clamped_index(e, a, i.v);
         LLVMValueRef p = LLVMBuildInBoundsGEP2(e->b, vt, v->vslot[a->id], &ix, 1, "");
         LLVMBuildStore(e->b, masked_value(v, nv, LLVMBuildLoad2(e->b, vt, p, "")), p);
         return;
     }
-    LLVMValueRef iv = as_vector(v, i);
+    LLVMValueRef iv = vec_as_vector(v, i);
     for (int l = 0; l < v->W; l++) {
         LLVMValueRef lane = em_i32(e, l);
         LLVMValueRef il = em_clamped_index(e, a, LLVMBuildExtractElement(e->b, iv, lane, ""));
@@ -745,7 +661,7 @@ static void masked_store(vec *v, LLVMValueRef val, LLVMValueRef ptrs_or_ptr, LLV
                          bool scatter)
 {
     emit *e = v->e;
-    LLVMTypeRef vf = vtype(v, IR_F32);
+    LLVMTypeRef vf = vec_type(v, IR_F32);
     const char *name = scatter ? "llvm.masked.scatter" : "llvm.masked.store";
     unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     LLVMTypeRef tys[2] = { vf, scatter ? LLVMVectorType(e->t_ptr, (unsigned)v->W) : e->t_ptr };
@@ -754,14 +670,41 @@ static void masked_store(vec *v, LLVMValueRef val, LLVMValueRef ptrs_or_ptr, LLV
     LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, args, 4, "");
 }
 
+/* A non-temporal store where p is aligned to the vector (x86 has none for unaligned
+ * addresses), else a plain one: a branch every vector, taken the same way along a row. */
+static void stream_store(vec *v, LLVMValueRef val, LLVMValueRef p)
+{
+    emit *e = v->e;
+    unsigned bytes = 4u * (unsigned)v->W;
+    LLVMValueRef low = LLVMBuildAnd(e->b, LLVMBuildPtrToInt(e->b, p, e->t_i64, ""),
+                                    em_i64(e, bytes - 1), "");
+    LLVMBasicBlockRef nt = new_block(e, "stream"), plain = new_block(e, "unaligned"),
+                      done = new_block(e, "stored");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, low, em_i64(e, 0), ""), nt, plain);
+    LLVMPositionBuilderAtEnd(e->b, nt);
+    LLVMValueRef st = LLVMBuildStore(e->b, val, p);
+    LLVMSetAlignment(st, bytes);
+    LLVMMetadataRef one = LLVMValueAsMetadata(em_i32(e, 1));
+    LLVMMetadataRef md = LLVMMDNodeInContext2(e->ctx, &one, 1);
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(e->ctx, "nontemporal", 11),
+                    LLVMMetadataAsValue(e->ctx, md));
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, plain);
+    LLVMSetAlignment(LLVMBuildStore(e->b, val, p), 4);
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
+}
+
 static void vstore(vec *v, const ir_stmt *s)
 {
     emit *e = v->e;
+    if (vec_group_store(v, s))
+        return;
     const ir_buffer *buf = s->buf;
     vval iv[IR_MAX_DIMS];
     LLVMValueRef mask = v->mask, uniform_ok = NULL;
     for (int d = 0; d < buf->ndims; d++) {
-        iv[d] = vx(v, s->idx[d]);
+        iv[d] = vec_x(v, s->idx[d]);
         if (!((s->check_mask >> d) & 1))
             continue;
         LLVMValueRef n = em_var(e, buf->extent[d]);
@@ -769,12 +712,12 @@ static void vstore(vec *v, const ir_stmt *s)
             LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntULT, iv[d].v, n, "");
             uniform_ok = uniform_ok ? LLVMBuildAnd(e->b, uniform_ok, ok, "") : ok;
         } else {
-            LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntULT, as_vector(v, iv[d]), splat(v, n),
+            LLVMValueRef ok = LLVMBuildICmp(e->b, LLVMIntULT, vec_as_vector(v, iv[d]), splat(v, n),
                                             "");
             mask = mask ? LLVMBuildAnd(e->b, mask, ok, "") : ok;
         }
     }
-    LLVMValueRef val = as_vector(v, vx(v, s->value));
+    LLVMValueRef val = vec_as_vector(v, vec_x(v, s->value));
     LLVMBasicBlockRef done = NULL;
     if (uniform_ok) {  /* a uniform index out of range: no lane stores */
         LLVMBasicBlockRef st = new_block(e, "vstore");
@@ -783,13 +726,13 @@ static void vstore(vec *v, const ir_stmt *s)
         LLVMPositionBuilderAtEnd(e->b, st);
     }
     if (contiguous(buf, iv, s->check_mask & 1)) {
-        LLVMValueRef p = lane0_ptr(v, buf, iv, s->idx);
-        if (mask) {
+        LLVMValueRef p = vec_lane0_ptr(v, buf, iv, s->idx);
+        if (mask)
             masked_store(v, val, p, mask, false);
-        } else {
-            LLVMValueRef st = LLVMBuildStore(e->b, val, p);
-            LLVMSetAlignment(st, 4);
-        }
+        else if (s->stream)
+            stream_store(v, val, p);
+        else
+            LLVMSetAlignment(LLVMBuildStore(e->b, val, p), 4);
     } else {
         LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
         for (int d = 0; d < buf->ndims; d++)
@@ -809,7 +752,7 @@ static void vstore(vec *v, const ir_stmt *s)
 static void vif(vec *v, const ir_stmt *s)
 {
     emit *e = v->e;
-    vval c = vx(v, s->cond);
+    vval c = vec_x(v, s->cond);
     if (c.kind == V_UNIFORM) {
         LLVMBasicBlockRef t = new_block(e, "vthen"), d = new_block(e, "vendif");
         LLVMBasicBlockRef f = s->else_s ? new_block(e, "velse") : d;
@@ -825,7 +768,7 @@ static void vif(vec *v, const ir_stmt *s)
         LLVMPositionBuilderAtEnd(e->b, d);
         return;
     }
-    LLVMValueRef cv = as_vector(v, c), outer = v->mask;
+    LLVMValueRef cv = vec_as_vector(v, c), outer = v->mask;
     for (int branch = 0; branch < 2; branch++) {
         const ir_stmt *body = branch ? s->else_s : s->then_s;
         if (!body)
@@ -874,7 +817,7 @@ static void vstmt(vec *v, const ir_stmt *s)
             vstmt(v, s->body[i]);
         return;
     case IR_S_LET:
-        v->val[s->var->id] = vx(v, s->value);
+        v->val[s->var->id] = vec_x(v, s->value);
         v->inside[s->var->id] = 1;
         /* A uniform value is also what the scalar emitter sees: uniform calls, loads and
          * table reads are emitted by it, arguments included. */
@@ -886,7 +829,7 @@ static void vstmt(vec *v, const ir_stmt *s)
         vassign(v, s);
         return;
     case IR_S_ARRAY_DECL: {
-        LLVMTypeRef at = LLVMArrayType(vtype(v, s->var->type), (unsigned)s->var->array_len);
+        LLVMTypeRef at = LLVMArrayType(vec_type(v, s->var->type), (unsigned)s->var->array_len);
         v->vslot[s->var->id] = entry_alloca(e, at, s->var->name);
         v->inside[s->var->id] = 1;
         LLVMBuildMemSet(e->b, v->vslot[s->var->id], LLVMConstInt(e->t_i8, 0, 0),
@@ -963,7 +906,9 @@ LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s)
     LLVMBuildStore(e->b, v.base, lane_slot);
     e->var[s->var->id] = lane_slot;
     e->n_rows = 0;
+    vec_groups_begin(&v, s->then_s);
     vstmt(&v, s->then_s);
+    vec_groups_end(&v);
     e->n_rows = 0;
     cur = LLVMBuildLoad2(e->b, e->t_i32, i, "");
     LLVMBuildStore(e->b, LLVMBuildAdd(e->b, cur, em_i32(e, 1), ""), i);

@@ -365,7 +365,7 @@ static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region
             n[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, hi, lo[d]), one), one);
         }
     }
-    return ir_alloc_window(f, b, on_demand || lower_needs_zero(p->image->image), lo, n, body);
+    return ir_alloc_window(f, b, lower_needs_zero(p->image->image), lo, n, body);
 }
 
 /* The producers scheduled at the consumer `st`, restricted to what its tile t reads, followed

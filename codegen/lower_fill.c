@@ -10,6 +10,8 @@
 
 #include "perforate/schedule.h"
 
+#include <stdio.h>
+
 typedef struct fill_ctx {
     lower_ctx *c;
     ir_buffer *img;
@@ -190,4 +192,229 @@ bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, i
         lower_emit(c, over_planes(&F, y_pass(&F, idx, sy), v));
     }
     return true;
+}
+
+/* ---- per tile (a store-mode stage tiled along x and y) ----
+ *
+ * The whole-image fill above goes over the output three times after all tiles are done: the
+ * samples, the x pass over the sample rows, the y pass over the other rows. When the stage is
+ * tiled, each tile instead computes its samples (plus the first sample column and row of the
+ * next tiles, recomputed there: Halide's overlapping tiles) into a scratch window S of the
+ * sample grid, fills its sample rows along x into a second window R, and writes its pixels of
+ * the image once, row by row, from R. Same values in the same operation order as the fill
+ * above: along x on sample rows, then along y. */
+
+struct lower_tile_fill {
+    fill_ctx F;
+    const pf_stage *st;
+    ir_buffer *img, *S, *R;
+    int sx, sy, tx, ty;
+};
+
+/* A stage whose image nothing else touches (no reader, including the stage itself; no other
+ * writer; not a reference image), sampled on a grid in store mode with linear or nearest
+ * reconstruction along x and y only, over the whole image. */
+static bool tile_fill_ok(const lower_ctx *c, const pf_stage *st)
+{
+    const pf_stage_approx *a = st->approx;
+    const pf_image_decl *img = st->image->image;
+    if (!a || a->sample != PF_SAMPLE_GRID || a->on_demand || st->over || st->serial ||
+        a->channels > 0 || st->n_vars != img->ndims || st->n_vars < 2 ||
+        (a->recon != PF_RECON_LINEAR && a->recon != PF_RECON_NEAREST) || c->region)
+        return false;
+    for (int d = 2; d < st->n_vars; d++)
+        if (a->spacing[d] != 1)
+            return false;
+    const pf_exec_gene *g = &c->exec[st->index];
+    if (g->tile[0] <= 0 || g->tile[1] <= 0)
+        return false;
+    for (int s = 0; s < c->prog->n_stages; s++) {
+        const pf_stage *o = c->prog->stages[s];
+        if (o->approx && o->approx->ref == img)
+            return false;
+        for (int i = 0; i < o->n_reads; i++)
+            if (o->reads[i] == img)
+                return false;
+        for (int i = 0; o != st && i < o->n_writes; i++)
+            if (o->writes[i] == img)
+                return false;
+    }
+    return true;
+}
+
+static ir_buffer *window_buffer(lower_ctx *c, const char *name, int nd, ir_expr *const *extent)
+{
+    ir_func *f = c->f;
+    ir_buffer *b = ir_buffer_new(f, name, IR_BUF_INTERNAL, nd);
+    for (int d = 0; d < nd; d++) {
+        b->extent[d]->positive = true;
+        lower_emit(c, ir_let(f, b->extent[d], extent[d]));
+    }
+    ir_buffer_make_window(f, b);
+    return b;
+}
+
+lower_tile_fill *lower_tile_fill_begin(lower_ctx *c, const pf_stage *st, const lower_lattice *L)
+{
+    if (!tile_fill_ok(c, st))
+        return NULL;
+    ir_func *f = c->f;
+    const pf_stage_approx *a = st->approx;
+    const pf_exec_gene *g = &c->exec[st->index];
+    lower_tile_fill *T = PF_NEW(f->arena, lower_tile_fill);
+    T->st = st;
+    T->img = c->bufs[st->image->image->index];
+    int nd = T->img->ndims;
+    T->F = (fill_ctx){ c, T->img, nd, a->recon == PF_RECON_NEAREST,
+                       g->vectorize > 1 ? g->vectorize : 1, IR_LOOP_SERIAL };
+    T->sx = a->spacing[0];
+    T->sy = a->spacing[1];
+    T->tx = g->tile[0];
+    T->ty = g->tile[1];
+    ir_expr *n[IR_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        ir_expr *sp = ir_const_i32(f, a->spacing[d]);
+        n[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_DIV, irf_bin(f, IR_ADD, L->n[d],
+                                                             ir_const_i32(f, a->spacing[d] - 1)),
+                                          sp), ir_const_i32(f, 1));
+    }
+    char name[96];
+    snprintf(name, sizeof name, "%.80s_samples", st->image->image->name);
+    T->S = window_buffer(c, name, nd, n);
+    ir_expr *rn[2] = { ir_ref(f, T->img->extent[0]), ir_ref(f, T->S->extent[1]) };
+    snprintf(name, sizeof name, "%.80s_rows", st->image->image->name);
+    T->R = window_buffer(c, name, 2, rn);
+    return T;
+}
+
+ir_buffer *lower_tile_fill_samples(const lower_tile_fill *T)
+{
+    return T->S;
+}
+
+static ir_expr *ld(fill_ctx *F, ir_buffer *b, ir_expr *const *idx, ir_expr *x, ir_expr *y)
+{
+    ir_expr *i[IR_MAX_DIMS];
+    point(F, idx, x, y, i);
+    return ir_load(F->c->f, b, i, 0);
+}
+
+static ir_stmt *st(fill_ctx *F, ir_buffer *b, ir_expr *const *idx, ir_expr *x, ir_expr *y,
+                   ir_expr *v)
+{
+    ir_expr *i[IR_MAX_DIMS];
+    point(F, idx, x, y, i);
+    return ir_store(F->c->f, b, i, v, 0, false);
+}
+
+static ir_expr *mul(fill_ctx *F, ir_expr *a, int k)
+{
+    return irf_bin(F->c->f, IR_MUL, a, i32(F, k));
+}
+
+static ir_expr *minimum(fill_ctx *F, ir_expr *a, ir_expr *b)
+{
+    return irf_bin(F->c->f, IR_MIN, a, b);
+}
+
+/* The tile's sample rows Y of S filled along x into R: for X with a next sample, the sx
+ * pixels from sx*X (one contiguous run per vector of X); then copies of the last sample. */
+static ir_stmt *rows_pass(lower_tile_fill *T, ir_expr *const *idx, ir_expr *jx0, ir_expr *jy0,
+                          ir_expr *px1)
+{
+    fill_ctx *F = &T->F;
+    ir_func *f = F->c->f;
+    ir_expr *one = i32(F, 1);
+    ir_expr *lastx = irf_bin(f, IR_SUB, ir_ref(f, T->S->extent[0]), one);
+    ir_expr *lasty = irf_bin(f, IR_SUB, ir_ref(f, T->S->extent[1]), one);
+    ir_expr *xm = minimum(F, irf_bin(f, IR_ADD, jx0, i32(F, T->tx)), lastx);
+    ir_var *y = var(F, "fY"), *x = var(F, "fX"), *xt = var(F, "fx");
+    ir_expr *Y = ir_ref(f, y), *X = ir_ref(f, x), *x1 = irf_bin(f, IR_ADD, X, one);
+    ir_stmt **k_st = PF_NEW_ARRAY(f->arena, ir_stmt *, T->sx);
+    for (int k = 0; k < T->sx; k++) {
+        ir_expr *a = ld(F, T->S, idx, X, Y);
+        ir_expr *v = k == 0 ? a : blend(F, a, ld(F, T->S, idx, x1, Y), i32(F, k), T->sx);
+        k_st[k] = st(F, T->R, idx, irf_bin(f, IR_ADD, mul(F, X, T->sx), i32(F, k)), Y, v);
+    }
+    ir_stmt *between = loop(F, x, jx0, xm, IR_LOOP_VECTORIZED, ir_block(f, T->sx, k_st));
+    ir_stmt *after = loop(F, xt, mul(F, xm, T->sx), px1, IR_LOOP_SERIAL,
+                          st(F, T->R, idx, ir_ref(f, xt), Y, ld(F, T->S, idx, lastx, Y)));
+    ir_expr *ye = minimum(F, irf_bin(f, IR_ADD, jy0, i32(F, T->ty + 1)),
+                          irf_bin(f, IR_ADD, lasty, one));
+    return loop(F, y, jy0, ye, IR_LOOP_SERIAL, pair(F, between, after));
+}
+
+/* The tile's pixel rows from R: between sample rows Y and Y + 1 the blend (row sy*Y itself
+ * exactly R's row), past the last sample row copies of it. One loop over the rows (a loop over
+ * the sy rows of each gap would be unrolled by LLVM, its vector loop copied sy times). */
+static ir_stmt *image_pass(lower_tile_fill *T, ir_expr *const *idx, ir_expr *jy0, ir_expr *px0,
+                           ir_expr *px1, ir_expr *py1)
+{
+    fill_ctx *F = &T->F;
+    ir_func *f = F->c->f;
+    ir_expr *lasty = irf_bin(f, IR_SUB, ir_ref(f, T->S->extent[1]), i32(F, 1));
+    ir_expr *ym = minimum(F, irf_bin(f, IR_ADD, jy0, i32(F, T->ty)), lasty);
+    ir_var *y = var(F, "fy"), *x = var(F, "fx");
+    ir_expr *yr = ir_ref(f, y), *X = ir_ref(f, x);
+    ir_expr *Y = irf_bin(f, IR_DIV, yr, i32(F, T->sy)), *K = irf_bin(f, IR_MOD, yr, i32(F, T->sy));
+    ir_expr *a = ld(F, T->R, idx, X, Y);
+    ir_expr *v = irf_select(f, irf_bin(f, IR_EQ, K, i32(F, 0)), a,
+                            blend(F, a, ld(F, T->R, idx, X, irf_bin(f, IR_ADD, Y, i32(F, 1))),
+                                  K, T->sy));
+    /* nothing reads the image (tile_fill_ok): its rows bypass the cache */
+    ir_stmt *s = st(F, T->img, idx, X, yr, v);
+    s->stream = true;
+    s = loop(F, x, px0, px1, IR_LOOP_VECTORIZED, s);
+    ir_expr *yb = mul(F, ym, T->sy);
+    ir_stmt *between = loop(F, y, mul(F, jy0, T->sy), yb, IR_LOOP_SERIAL, s);
+    ir_var *y2 = var(F, "fy"), *x2 = var(F, "fx");
+    ir_stmt *c = st(F, T->img, idx, ir_ref(f, x2), ir_ref(f, y2),
+                    ld(F, T->R, idx, ir_ref(f, x2), lasty));
+    c->stream = true;
+    c = loop(F, x2, px0, px1, IR_LOOP_VECTORIZED, c);
+    c = loop(F, y2, yb, py1, IR_LOOP_SERIAL, c);
+    return pair(F, between, c);
+}
+
+static ir_stmt *window(lower_tile_fill *T, ir_buffer *b, ir_expr *const *lo, ir_expr *const *hi,
+                       ir_stmt *body)
+{
+    ir_func *f = T->F.c->f;
+    ir_expr *origin[IR_MAX_DIMS], *size[IR_MAX_DIMS];
+    for (int d = 0; d < b->ndims; d++) {
+        origin[d] = lo[d];
+        size[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, hi[d], lo[d]), i32(&T->F, 1));
+    }
+    return ir_alloc_window(f, b, b == T->S && lower_needs_zero(T->st->image->image), origin,
+                           size, body);
+}
+
+ir_stmt *lower_tile_fill_wrap(lower_tile_fill *T, ir_var *const *vars, ir_var *xo, ir_var *yo,
+                         ir_stmt *samples)
+{
+    fill_ctx *F = &T->F;
+    ir_func *f = F->c->f;
+    ir_expr *idx[IR_MAX_DIMS] = { 0 }, *lo[IR_MAX_DIMS], *hi[IR_MAX_DIMS];
+    ir_expr *jx0 = ir_ref(f, xo), *jy0 = ir_ref(f, yo);
+    for (int d = 2; d < F->nd; d++) {
+        idx[d] = lo[d] = ir_ref(f, vars[d]);
+        hi[d] = irf_bin(f, IR_ADD, lo[d], i32(F, 1));
+    }
+    ir_expr *px0 = mul(F, jx0, T->sx);
+    ir_expr *px1 = minimum(F, mul(F, irf_bin(f, IR_ADD, jx0, i32(F, T->tx)), T->sx),
+                           ir_ref(f, T->img->extent[0]));
+    ir_expr *py1 = minimum(F, mul(F, irf_bin(f, IR_ADD, jy0, i32(F, T->ty)), T->sy),
+                           ir_ref(f, T->img->extent[1]));
+    ir_stmt *fill = pair(F, rows_pass(T, idx, jx0, jy0, px1),
+                         image_pass(T, idx, jy0, px0, px1, py1));
+    ir_expr *rlo[2] = { px0, jy0 }, *rhi[2];
+    rhi[0] = px1;
+    rhi[1] = minimum(F, irf_bin(f, IR_ADD, jy0, i32(F, T->ty + 1)),
+                     ir_ref(f, T->S->extent[1]));
+    fill = window(T, T->R, rlo, rhi, fill);
+    lo[0] = jx0;
+    lo[1] = jy0;
+    hi[0] = minimum(F, irf_bin(f, IR_ADD, jx0, i32(F, T->tx + 1)), ir_ref(f, T->S->extent[0]));
+    hi[1] = rhi[1];
+    return window(T, T->S, lo, hi, pair(F, samples, fill));
 }

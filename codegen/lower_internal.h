@@ -83,6 +83,15 @@ void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img);
 /* lower_fill.c: grid store reconstruction (linear, nearest) as loops; false when it does not
  * apply (the caller emits the runtime call). */
 bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, ir_buffer *img);
+/* The same fill per tile of a store-mode stage tiled along x and y (NULL when it does not
+ * apply): the stage computes its tile's samples, one more column and row, into the window
+ * lower_tile_fill_samples() (its storage while it is lowered; loops over sample indices), and
+ * lower_tile_fill_wrap() wraps them, inside the x tile loop, with the fill of the tile's pixels. */
+typedef struct lower_tile_fill lower_tile_fill;
+lower_tile_fill *lower_tile_fill_begin(lower_ctx *c, const pf_stage *st, const lower_lattice *L);
+ir_buffer *lower_tile_fill_samples(const lower_tile_fill *T);
+ir_stmt *lower_tile_fill_wrap(lower_tile_fill *T, ir_var *const *vars, ir_var *xo, ir_var *yo,
+                         ir_stmt *samples);
 /* lower_at.c: compute-at producers inside a consumer's tile, and their restricted loops. */
 typedef struct lower_tile {
     ir_expr *lo[2], *hi[2];  /* the consumer's x, y range in the tile, [lo, hi); NULL: all */

@@ -114,6 +114,7 @@ typedef struct nest_spec {
     ir_buffer *mask;             /* run only where mask[j1, j2] == pass */
     int pass;
     int random_dim;              /* loop perforation `random` of this dimension, or -1 */
+    lower_tile_fill *fill;       /* store reconstruction per tile (lower_fill.c), or NULL */
 } nest_spec;
 
 static ir_expr *lattice_index(lower_ctx *c, const lower_lattice *L, int d, ir_expr *v)
@@ -188,7 +189,11 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
                         NULL };
         tiles[tiled++] = l;
         loops[d].lo = ir_ref(f, o);
-        loops[d].hi = irf_bin(f, IR_MIN, irf_bin(f, IR_ADD, ir_ref(f, o), big), loops[d].hi);
+        /* a tile filled on its own also computes the next tile's first sample */
+        ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);
+        if (ns->fill)
+            end = irf_bin(f, IR_ADD, end, ir_const_i32(f, 1));
+        loops[d].hi = irf_bin(f, IR_MIN, end, loops[d].hi);
     }
     for (int d = k - 1; d >= 2; d--)
         out[n++] = loops[d];
@@ -262,8 +267,10 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
     int ytile, xtile;
     int n = plan_loops(c, ns, vars, loops, &ytile, &xtile);
     ir_stmt *nest = nest_body(c, ns, c->own.coord);
-    /* producers run per x tile (per y tile when x is not tiled), in scratch windows */
-    int at = ytile < 0 || !has_producers(c, ns->st) ? -1 : xtile >= 0 ? xtile : ytile;
+    /* producers run per x tile (per y tile when x is not tiled), in scratch windows; so does
+     * a fill per tile, after the tile's samples */
+    bool producers = has_producers(c, ns->st);
+    int at = ytile < 0 || !(producers || ns->fill) ? -1 : xtile >= 0 ? xtile : ytile;
     for (int i = n - 1; i >= 0; i--) {
         const nest_loop *l = &loops[i];
         if (i == at) {
@@ -273,7 +280,11 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
             if (at == xtile)
                 tile_range(c, ns, 0, loops[xtile].var,
                            loops[loop_of(loops, at + 1, n, vars[0])].hi, &t);
-            nest = lower_at_tile(c, ns->st, &t, nest);
+            if (producers)
+                nest = lower_at_tile(c, ns->st, &t, nest);
+            if (ns->fill)
+                nest = lower_tile_fill_wrap(ns->fill, vars, loops[xtile].var, loops[ytile].var,
+                                            nest);
         }
         nest = ir_for(f, l->var, l->lo, l->hi, l->step, l->kind, nest);
         nest->width = l->width;
@@ -534,6 +545,10 @@ void lower_stage(lower_ctx *c, const pf_stage *st)
     lower_lattice *L = lower_stage_lattice(c, st);
     lower_frame fr = { 0 }, *saved = c->frame;
     ir_var *vars[IR_MAX_DIMS];
+    const pf_image_decl *img = st->image->image;
+    lower_tile_fill *fill = lower_tile_fill_begin(c, st, L);
+    if (fill)  /* the stage's storage while it is lowered: its tile's samples */
+        c->store[img->index] = lower_tile_fill_samples(fill);
     bind_frame(c, st, L, &fr, vars);
     char note[160];
     snprintf(note, sizeof note, "stage %.100s%s%s", st->name, st->serial ? " (serial)" : "",
@@ -545,11 +560,14 @@ void lower_stage(lower_ctx *c, const pf_stage *st)
     ns.st = st;
     ns.L = L;
     ns.a = st->approx;
+    ns.fill = fill;
     nest_exact(&ns, L, st->n_vars);
     if (st->approx)
         lower_sampled(c, st, &ns, vars);
     else
         lower_emit(c, build_nest(c, &ns, vars));
+    if (fill)
+        c->store[img->index] = NULL;
     c->frame = saved;
     c->stage = NULL;
 }

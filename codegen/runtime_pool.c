@@ -7,6 +7,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #define PF_RT_MAX_THREADS 64
 
@@ -47,6 +50,16 @@ int32_t pf_rt_threads(void)
     return wanted_threads > 0 ? wanted_threads : default_threads();
 }
 
+/* Generated code writes output rows with non-temporal stores (IR stores marked `stream`),
+ * which x86 does not order with later stores: fence them before the chunk counts as done, so
+ * the thread that waits for the job sees them. */
+static void stores_visible(void)
+{
+#if defined(__SSE__)
+    _mm_sfence();
+#endif
+}
+
 /* Claims chunks of the current job until none is left. Called with pool_lock held; returns
  * with it held. */
 static void run_chunks(void)
@@ -59,6 +72,7 @@ static void run_chunks(void)
         pthread_mutex_unlock(&pool_lock);
         in_parallel = 1;
         int32_t st = job.fn(job.closure, begin, end);
+        stores_visible();
         in_parallel = 0;
         pthread_mutex_lock(&pool_lock);
         if (st != 0 && job.status == 0)

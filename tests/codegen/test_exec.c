@@ -147,6 +147,67 @@ static void test_compute_at_storage(void)
     pf_image_free(in);
 }
 
+/* A store-mode grid stage tiled along x and y fills each tile on its own (lower_fill.c): its
+ * samples and the next tiles' first sample column and row go to a window, the image is written
+ * once per tile from it. Edges of tiles and of the image (extents that are not multiples of
+ * the spacing or the tile), both reconstructions, stores grouped by stride (spacings 2 and 4)
+ * and not (3, 5): the interpreter's result, and exactly the whole-image fill's. */
+static void test_grid_fill_per_tile(void)
+{
+    static const char *const cases[] = {
+        "loop_output grid 4 4 1 reconstruct store linear\n"
+        "loop_output exec tile 3 2 vectorize 8 parallel\n",
+        "loop_output grid 2 2 1 reconstruct store nearest\n"
+        "loop_output exec tile 7 5 vectorize 4\n",
+        "loop_output grid 3 5 1 reconstruct store linear\n"
+        "loop_output exec tile 5 3 vectorize 8 parallel\n",
+        "loop_output grid 1 3 1 reconstruct store linear\n"
+        "loop_output exec tile 16 4 vectorize 8\n",
+        "loop_output grid 5 2 1 reconstruct store nearest\n"
+        "loop_output exec tile 64 64 parallel\n",
+        "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+        "loop_output grid 4 4 1 reconstruct store linear\n"
+        "loop_temp exec at loop_output vectorize 8\n"
+        "loop_output exec tile 4 3 vectorize 8 parallel\n",
+    };
+    pf_image *imgs[3] = { cg_synthetic(61, 37, 3, 5), cg_synthetic(8, 9, 1, 6),
+                          cg_synthetic(1, 1, 2, 7) };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_program *p = cg_load_app("blur");
+        char *ir = cg_ir_dump(p, cases[i]);
+        const char *win = strstr(ir, "allocate out_samples"), *xo = strstr(ir, "for xo");
+        CU_ASSERT(win && xo && xo < win && strstr(win, "] window out_samples"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(ir, "out[fx"));          /* filled from the rows */
+        CU_ASSERT_PTR_NULL(strstr(ir, "for fj"));              /* no whole-image pass */
+        CU_ASSERT_PTR_NOT_NULL(strstr(ir, "{stream}"));
+        free(ir);
+        pf_error err;
+        pf_schedule *s = pf_schedule_from_string(p, cases[i], &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        pf_schedule untiled;
+        pf_schedule_copy(&untiled, s);
+        for (int k = 0; k < p->n_stages; k++)
+            untiled.exec[k] = pf_exec_default();
+        pf_param_values pv;
+        pf_params_init(&pv, p);
+        for (int m = 0; m < 3; m++) {
+            expect_same_as_interp(p, s, imgs[m]);
+            cg_run a, b;
+            CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &imgs[m], 1, &a), 0);
+            CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, &untiled, &imgs[m], 1, &b), 0);
+            CU_ASSERT(cg_max_abs_diff(a.out[0], b.out[0]) == 0);
+            cg_run_free(&a);
+            cg_run_free(&b);
+        }
+        pf_params_free(&pv);
+        pf_schedule_free(&untiled);
+        pf_schedule_delete(s);
+        pf_program_free(p);
+    }
+    for (int m = 0; m < 3; m++)
+        pf_image_free(imgs[m]);
+}
+
 /* Tiles recompute their halo, so `at` is refused for a stage that reads its own image (a
  * second computation of a pixel would see the first). */
 static void test_compute_at_refuses_recomputation(void)
@@ -433,6 +494,7 @@ static void test_random_exec_schedules_keep_results(void)
 
 PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest), PF_TEST(test_inline),
               PF_TEST(test_compute_at_storage), PF_TEST(test_compute_at_on_demand_span),
+              PF_TEST(test_grid_fill_per_tile),
               PF_TEST(test_compute_at_refuses_reference),
               PF_TEST(test_compute_at_refuses_recomputation), PF_TEST(test_exec_regressions),
               PF_TEST(test_default_schedule_fuses_stencils), PF_TEST(test_page_wide_rows),

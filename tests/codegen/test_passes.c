@@ -2,8 +2,14 @@
  * variant (apps/blur_paper.sched): lattice reads at 4*J + k lose their boundary checks in the
  * interior (pass_bounds with coefficients), on-demand reads that land on samples become plain
  * loads at x / 4 (pass_ondemand: no clamps inside the image), and the store-mode fill is
- * generated loops, not a runtime call (lower_fill.c). Also the affine facts they rest on. */
+ * generated loops, not a runtime call (lower_fill.c); in LLVM, the horizontal pass's strided
+ * taps load one span and the tile fill's strided stores interleave (llvm_vstride.c). Also the
+ * affine facts and simplifications they rest on. */
+#include "base/fileio.h"
 #include "codegen/affine.h"
+#include "codegen/ir_simplify.h"
+#include "perforate/apply.h"
+#include "perforate/schedule.h"
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
 
@@ -77,6 +83,75 @@ static void test_store_fill_is_generated(void)
     pf_program_free(p);
 }
 
+/* The optimized LLVM module of blur under schedule text (approximations and execution). */
+static char *llvm_text(const char *sched)
+{
+    pf_program *p = cg_load_app("blur");
+    pf_error err;
+    pf_schedule *s = pf_schedule_from_string(p, sched, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(p, s, &err), 0);
+    pf_param_values pv;
+    pf_params_init(&pv, p);
+    pf_compile_options o = { 0 };
+    o.schedule = s;
+    o.emit_llvm = pf_test_tmp("strided.ll");
+    pf_variant_free(cg_compile(p, &pv, &o));
+    char *text = NULL;
+    CU_ASSERT_EQUAL(pf_read_file(o.emit_llvm, 1 << 26, &text, NULL, &err), 0);
+    pf_params_free(&pv);
+    pf_schedule_delete(s);
+    pf_program_free(p);
+    return text;
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+/* llvm_vstride.c: the 17 taps in[4J - 8 + k] of the horizontal pass are loaded as one span
+ * (its last chunk masked) instead of 17 strided loads with a masked chunk each, and the tile
+ * fill's four stores R[4X + k] become contiguous stores, not scatters. */
+static void test_strided_taps_load_once(void)
+{
+    char *ll = llvm_text("loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                         "loop_output grid 4 4 1 reconstruct store linear\n"
+                         "loop_temp exec at loop_output vectorize 8\n"
+                         "loop_output exec tile 64 16 vectorize 8\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ll);
+    int masked = count(ll, "call <8 x float> @llvm.masked.load");
+    CU_ASSERT(masked >= 1 && masked <= 4);  /* 17 per copy of the loop body without groups */
+    CU_ASSERT_EQUAL(count(ll, "call void @llvm.masked.scatter"), 0);
+    CU_ASSERT(count(ll, "!nontemporal") >= 1);  /* the image rows bypass the cache */
+    free(ll);
+}
+
+/* The simplifier folds x*k/k and x*m%k (k divides m): an image coordinate x = 4J of a stage
+ * looping over sample indices J then reads its on-demand producer at J, not (4J)/4 behind a
+ * select on (4J)%4 == 0 (which pass_bounds cannot see through at the tile's borders). */
+static void test_simplify_multiples(void)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = ir_func_new(&arena, "t");
+    ir_var *j = ir_var_new(f, "J", IR_I32, IR_VAR_LOOP);
+    ir_expr *J = ir_ref(f, j), *four = ir_const_i32(f, 4);
+    ir_expr *x = irf_bin(f, IR_MUL, J, four);
+    CU_ASSERT_PTR_EQUAL(irf_bin(f, IR_DIV, x, ir_const_i32(f, 4)), J);
+    CU_ASSERT(ir_is_const(irf_bin(f, IR_MOD, x, ir_const_i32(f, 4)), NULL));
+    CU_ASSERT(ir_is_const(irf_bin(f, IR_MOD, irf_bin(f, IR_MUL, four, J), ir_const_i32(f, 2)),
+                          NULL));
+    ir_expr *half = irf_bin(f, IR_DIV, x, ir_const_i32(f, 2));  /* 2J: not folded */
+    CU_ASSERT(half->kind == IR_BIN && half->op == IR_DIV);
+    ir_expr *m3 = irf_bin(f, IR_MOD, irf_bin(f, IR_MUL, J, ir_const_i32(f, 3)), four);
+    CU_ASSERT(m3->kind == IR_BIN && m3->op == IR_MOD);
+    pf_arena_free(&arena);
+}
+
 static void test_affine_positive_variables(void)
 {
     pf_arena arena;
@@ -133,5 +208,6 @@ static void test_affine_bounds_through_min_max(void)
 
 PF_TEST_SUITE(codegen_passes, PF_TEST(test_lattice_reads_lose_their_checks),
               PF_TEST(test_ondemand_reads_on_samples_are_plain),
-              PF_TEST(test_store_fill_is_generated), PF_TEST(test_affine_positive_variables),
+              PF_TEST(test_store_fill_is_generated), PF_TEST(test_strided_taps_load_once),
+              PF_TEST(test_simplify_multiples), PF_TEST(test_affine_positive_variables),
               PF_TEST(test_affine_bounds_through_min_max))

@@ -1,0 +1,50 @@
+/* Shared by the explicit vectorizer's files (llvm_vec.c: classification and emission of a
+ * vector body; llvm_vstride.c: strided reads and writes): the lane classification of values and the state
+ * of one vector body. */
+#ifndef PF_CODEGEN_LLVM_VEC_INTERNAL_H
+#define PF_CODEGEN_LLVM_VEC_INTERNAL_H
+
+#include "codegen/llvm_internal.h"
+
+typedef enum vkind { V_UNIFORM, V_AFFINE, V_VECTOR } vkind;
+
+typedef struct vval {
+    vkind kind;
+    LLVMValueRef v;   /* UNIFORM: scalar; AFFINE: the scalar base (lane 0); VECTOR: <W x T> */
+    int64_t stride;   /* AFFINE: lane stride */
+} vval;
+
+typedef struct vgroups vgroups;
+
+typedef struct vec {
+    emit *e;
+    int W;
+    const ir_var *lane;  /* the vectorized loop variable */
+    char *inside;        /* by var id: defined inside the vector body */
+    vval *val;           /* by var id: lets defined inside */
+    LLVMValueRef *vslot; /* by var id: vector allocas of mutables and arrays defined inside */
+    LLVMValueRef mask;   /* <W x i1> of active lanes, or NULL when all are */
+    LLVMValueRef base;   /* the lane variable's value in lane 0 */
+    int64_t step;        /* the loop's (constant) step */
+    vgroups *groups;     /* strided reads and writes done together (llvm_vstride.c) */
+} vec;
+
+vval vec_x(vec *v, const ir_expr *x);
+LLVMTypeRef vec_type(vec *v, ir_type t);
+LLVMValueRef vec_as_vector(vec *v, vval x);
+/* Whether x mentions only the lane variable and values from outside the body. */
+bool vec_outside_only(const vec *v, const ir_expr *x);
+LLVMValueRef vec_lane0_ptr(vec *v, const ir_buffer *buf, vval *iv, ir_expr *const *ix);
+
+/* Before the body's first statement: loads the reads of the body's unconditional statements
+ * that are taps of one strided row (in[4x - 8 + k, y], k = 0..16) once for all of them. */
+void vec_groups_begin(vec *v, const ir_stmt *body);
+void vec_groups_end(vec *v);
+/* Emits store s when it belongs to a group of strided stores (at the group's last member);
+ * false when it does not. */
+bool vec_group_store(vec *v, const ir_stmt *s);
+/* The lanes of read x (indices iv) as a vector when they are strided along one row (from a
+ * group, or loaded in dense chunks), NULL when x is not such a read. */
+LLVMValueRef vec_strided_load(vec *v, const ir_expr *x, vval *iv);
+
+#endif
