@@ -9,7 +9,9 @@
  * TILE_X x TILE_Y tile of that consumer, in a scratch window that stays in cache (lower_at.c),
  * instead of going through memory as a full-size image. Chains fuse too (unsharp mask: the
  * horizontal blur per tile of the vertical one, that per tile of the combination). The price
- * is the recomputed halo: 16 rows per 64 for the 17-tap blur.
+ * is the recomputed halo: 16 rows per 64 for the 17-tap blur. And a stage sampled on a grid
+ * whose skipped pixels are filled after it (store mode) is tiled, so that each tile fills its
+ * own pixels while its samples are in cache.
  *
  * The search starts from this schedule and measures speedups against it, so a speedup is never
  * just a better schedule of the exact program. */
@@ -19,7 +21,8 @@
 #include "lang/walk.h"
 #include "perforate/exec.h"
 
-enum { MAX_HALO = 16, TILE_X = 128, TILE_Y = 64, MAX_SCOPES = 32, MAX_CONST = 65536 };
+enum { MAX_HALO = 16, TILE_X = 128, TILE_Y = 64, MAX_SCOPES = 32, MAX_CONST = 65536,
+       FILL_X = 512, FILL_Y = 64 };
 
 /* Variables in scope at a read: reduction and `for` variables, with their constant ranges
  * (ok false: not constant). */
@@ -164,6 +167,16 @@ static bool fusable(const pf_program *prog, const pf_exec_gene *given, const pf_
            pf_lower_at_scratch_ok(prog, ps) && stencil_reads(cs, ps->image->image);
 }
 
+/* A store-mode grid stage reconstructs per tile when tiled (lower_fill.c): its image is then
+ * written once instead of three times. Tiles of about FILL_X x FILL_Y pixels (tiles count
+ * samples). */
+static void tile_for_fill(const pf_stage *st, pf_exec_gene *g)
+{
+    const int *sp = st->approx->spacing;
+    g->tile[0] = FILL_X / sp[0] > 1 ? FILL_X / sp[0] : 1;
+    g->tile[1] = FILL_Y / sp[1] > 1 ? FILL_Y / sp[1] : 1;
+}
+
 void pf_default_schedule(const pf_program *prog, const pf_exec_gene *given, pf_exec_gene *out)
 {
     for (int i = 0; i < prog->n_stages; i++) {
@@ -185,4 +198,8 @@ void pf_default_schedule(const pf_program *prog, const pf_exec_gene *given, pf_e
         out[c].tile[0] = TILE_X;
         out[c].tile[1] = TILE_Y;
     }
+    for (int i = 0; i < prog->n_stages; i++)
+        if (!(given && given[i].set) && out[i].tile[0] == 0 &&
+            pf_lower_tile_fill_ok(prog, prog->stages[i]))
+            tile_for_fill(prog->stages[i], &out[i]);
 }

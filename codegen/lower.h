@@ -25,4 +25,9 @@ ir_func *pf_lower(pf_arena *arena, const pf_program *prog, const pf_param_values
  * (lower_at.c) rather than in full-size storage. */
 bool pf_lower_at_scratch_ok(const pf_program *prog, const pf_stage *p);
 
+/* Whether a store-mode grid stage, tiled along x and y, reconstructs its image per tile
+ * (lower_fill.c): linear or nearest, over the whole image, spacing 1 beyond x and y, and
+ * nothing else touches the image. */
+bool pf_lower_tile_fill_ok(const pf_program *prog, const pf_stage *st);
+
 #endif

@@ -211,25 +211,19 @@ struct lower_tile_fill {
     int sx, sy, tx, ty;
 };
 
-/* A stage whose image nothing else touches (no reader, including the stage itself; no other
- * writer; not a reference image), sampled on a grid in store mode with linear or nearest
- * reconstruction along x and y only, over the whole image. */
-static bool tile_fill_ok(const lower_ctx *c, const pf_stage *st)
+bool pf_lower_tile_fill_ok(const pf_program *prog, const pf_stage *st)
 {
     const pf_stage_approx *a = st->approx;
     const pf_image_decl *img = st->image->image;
     if (!a || a->sample != PF_SAMPLE_GRID || a->on_demand || st->over || st->serial ||
         a->channels > 0 || st->n_vars != img->ndims || st->n_vars < 2 ||
-        (a->recon != PF_RECON_LINEAR && a->recon != PF_RECON_NEAREST) || c->region)
+        (a->recon != PF_RECON_LINEAR && a->recon != PF_RECON_NEAREST))
         return false;
     for (int d = 2; d < st->n_vars; d++)
         if (a->spacing[d] != 1)
             return false;
-    const pf_exec_gene *g = &c->exec[st->index];
-    if (g->tile[0] <= 0 || g->tile[1] <= 0)
-        return false;
-    for (int s = 0; s < c->prog->n_stages; s++) {
-        const pf_stage *o = c->prog->stages[s];
+    for (int s = 0; s < prog->n_stages; s++) {
+        const pf_stage *o = prog->stages[s];
         if (o->approx && o->approx->ref == img)
             return false;
         for (int i = 0; i < o->n_reads; i++)
@@ -240,6 +234,13 @@ static bool tile_fill_ok(const lower_ctx *c, const pf_stage *st)
                 return false;
     }
     return true;
+}
+
+/* Tiled along x and y, and not itself computed at a consumer. */
+static bool tile_fill_ok(const lower_ctx *c, const pf_stage *st)
+{
+    const pf_exec_gene *g = &c->exec[st->index];
+    return !c->region && g->tile[0] > 0 && g->tile[1] > 0 && pf_lower_tile_fill_ok(c->prog, st);
 }
 
 static ir_buffer *window_buffer(lower_ctx *c, const char *name, int nd, ir_expr *const *extent)

@@ -55,12 +55,14 @@ static void test_ondemand_reads_on_samples_are_plain(void)
 {
     pf_program *p = cg_load_app("blur");
     char *ir = cg_ir_dump(p, paper);
-    /* Z3 proves x = 4k on the output's lattice: one load at x / 4, no blend, no clamp */
-    const char *read = strstr(ir, "temp_grid[(x_");
+    /* Z3 proves x = 4k on the output's lattice, which loops over sample indices J with
+     * x = 4J: one load at x / 4 = J, no blend, no clamp */
+    const char *stage = strstr(ir, "// stage loop_output");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(stage);
+    const char *read = strstr(stage, "* temp_grid[J_");
     CU_ASSERT_PTR_NOT_NULL_FATAL(read);
     char line[8192];
     line_of(ir, read, line, sizeof line);
-    CU_ASSERT_PTR_NOT_NULL(strstr(line, " / 4)"));
     CU_ASSERT_PTR_NULL(strstr(line, "min(max("));
     CU_ASSERT_PTR_NULL(strstr(line, "select("));
     free(ir);
@@ -70,11 +72,20 @@ static void test_ondemand_reads_on_samples_are_plain(void)
 static void test_store_fill_is_generated(void)
 {
     pf_program *p = cg_load_app("blur");
-    char *ir = cg_ir_dump(p, paper);
+    /* untiled: one pass over the whole image after the stage */
+    char *ir = cg_ir_dump(p, "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                             "loop_output grid 4 4 1 reconstruct store linear\n"
+                             "loop_output exec vectorize 8 parallel\n");
     CU_ASSERT_PTR_NULL(strstr(ir, "reconstruct("));
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "parallel for fj"));      /* rows on threads */
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<8> fx"));  /* columns in lanes */
     CU_ASSERT_PTR_NULL(strstr(ir, "zero_buffer(out)"));  /* the fill writes every sample */
+    free(ir);
+    /* the default schedule tiles the stage (128 x 16 samples), which then fills per tile */
+    ir = cg_ir_dump(p, paper);
+    const char *yo = strstr(ir, "parallel for yo"), *win = strstr(ir, "allocate out_samples");
+    CU_ASSERT(yo && win && yo < win && strstr(yo, "step 16\n"));
+    CU_ASSERT_PTR_NULL(strstr(ir, "for fj"));
     free(ir);
     /* Gaussian reconstruction stays a runtime call, and the output is zeroed first */
     ir = cg_ir_dump(p, "loop_output grid 2 2 1 reconstruct store gaussian 1\n");
