@@ -121,6 +121,8 @@ LLVMValueRef vec_as_vector(vec *v, vval x)
     emit *e = v->e;
     if (x.kind == V_VECTOR)
         return x.v;
+    if (x.kind == V_PERM)
+        return vec_unpermute(v, x.v);
     LLVMValueRef s = splat(v, x.v);
     if (x.kind == V_UNIFORM)
         return s;
@@ -160,6 +162,14 @@ static vval vbin(vec *v, const ir_expr *x)
     bool is_int = x->a->type != IR_F32;  /* integers and bools */
     if (a.kind == V_UNIFORM && b.kind == V_UNIFORM)
         return uni(is_int ? int_bin_v(e, x, a.v, b.v) : float_bin_v(e, x, a.v, b.v));
+    /* float results of permuted lanes (and uniforms) stay permuted: one restore per sum */
+    if (x->type == IR_F32 && (a.kind == V_PERM || b.kind == V_PERM) &&
+        (a.kind == V_PERM || a.kind == V_UNIFORM) && (b.kind == V_PERM || b.kind == V_UNIFORM)) {
+        LLVMValueRef pa = a.kind == V_PERM ? a.v : splat(v, a.v);
+        LLVMValueRef pb = b.kind == V_PERM ? b.v : splat(v, b.v);
+        vval r = { V_PERM, float_bin_v(e, x, pa, pb), 0 };
+        return r;
+    }
     if (is_int && (x->op == IR_ADD || x->op == IR_SUB) && a.kind != V_VECTOR &&
         b.kind != V_VECTOR) {
         LLVMValueRef base = x->op == IR_ADD ? LLVMBuildAdd(e->b, a.v, b.v, "")
@@ -520,11 +530,9 @@ static vval vload(vec *v, const ir_expr *x)
             return vect(l);
         }
     }
-    if (!x->clamp_mask) {
-        LLVMValueRef r = vec_strided_load(v, x, iv);
-        if (r)
-            return vect(r);
-    }
+    vval r;
+    if (!x->clamp_mask && vec_strided_load(v, x, iv, &r))
+        return r;
     LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
     for (int d = 0; d < buf->ndims; d++)
         idx[d] = vindex(v, buf, d, iv[d], (x->clamp_mask >> d) & 1, &inside);

@@ -6,7 +6,10 @@
 
 #include "codegen/llvm_internal.h"
 
-typedef enum vkind { V_UNIFORM, V_AFFINE, V_VECTOR } vkind;
+/* V_PERM: a float vector whose lanes are in the order of a transposed stride-4 group
+ * (llvm_vstride.c); float arithmetic between such vectors keeps it, anything else restores the
+ * natural order first (vec_as_vector). */
+typedef enum vkind { V_UNIFORM, V_AFFINE, V_VECTOR, V_PERM } vkind;
 
 typedef struct vval {
     vkind kind;
@@ -43,8 +46,10 @@ void vec_groups_end(vec *v);
 /* Emits store s when it belongs to a group of strided stores (at the group's last member);
  * false when it does not. */
 bool vec_group_store(vec *v, const ir_stmt *s);
-/* The lanes of read x (indices iv) as a vector when they are strided along one row (from a
- * group, or loaded in dense chunks), NULL when x is not such a read. */
-LLVMValueRef vec_strided_load(vec *v, const ir_expr *x, vval *iv);
+/* Read x (indices iv) when its lanes are strided along one row (from a group, possibly
+ * V_PERM, or loaded in dense chunks); false when x is not such a read. */
+bool vec_strided_load(vec *v, const ir_expr *x, vval *iv, vval *out);
+/* A V_PERM vector's lanes in natural order. */
+LLVMValueRef vec_unpermute(vec *v, LLVMValueRef x);
 
 #endif

@@ -29,6 +29,7 @@ typedef struct tap {
     int group;
     int64_t off;        /* the constant part of dimension 0 */
     LLVMValueRef value; /* once the group is loaded */
+    bool perm;          /* value's lanes in the order of vec_unpermute */
 } tap;
 
 typedef struct group {
@@ -162,7 +163,7 @@ static void add_tap(vgroups *G, const ir_expr *load, const ir_expr *base, int64_
     g->n++;
     if (G->nt == G->ct)
         G->t = pf_xrealloc(G->t, sizeof *G->t * (size_t)(G->ct = G->ct * 2 + 8));
-    G->t[G->nt++] = (tap){ load, gi, off, NULL };
+    G->t[G->nt++] = (tap){ load, gi, off, NULL, false };
 }
 
 static void collect_expr(vec *v, vgroups *G, const ir_expr *x)
@@ -238,6 +239,99 @@ static LLVMValueRef window(vec *v, LLVMValueRef *list, int64_t q)
     return LLVMBuildShuffleVector(e->b, list[i], list[i + 1], LLVMConstVector(m, (unsigned)W), "");
 }
 
+/* ---- 8 lanes at stride 4: transposed blocks ----
+ *
+ * The span's blocks of 4 (block m: the 4 phases of sample J + m) are transposed 8 at a time
+ * within 128-bit halves (unpack instructions), which leaves each phase with its lanes in the
+ * order J + (0 2 4 6 | 1 3 5 7). In that order a tap's window, sample J + q + lane, is one
+ * in-lane rotation (q even) or a half swap and rotation (q odd) of two transposed vectors,
+ * instead of a shuffle across halves from a wide concatenation; the body computes in the
+ * permuted order (lane-wise arithmetic does not care) and vec_unpermute restores it once. */
+
+enum { PW = 8, PS = 4 };
+
+static LLVMValueRef shuffle2(vec *v, LLVMValueRef a, LLVMValueRef b, const int *mask)
+{
+    LLVMValueRef m[PW];
+    for (int l = 0; l < PW; l++)
+        m[l] = em_i32(v->e, mask[l]);
+    return LLVMBuildShuffleVector(v->e->b, a, b, LLVMConstVector(m, PW), "");
+}
+
+/* c[0..3] hold blocks 0..7; T[r] = phase r of blocks (0 2 4 6 | 1 3 5 7). */
+static void transpose_blocks(vec *v, const LLVMValueRef *c, LLVMValueRef *T)
+{
+    static const int lo_ps[PW] = { 0, 8, 1, 9, 4, 12, 5, 13 }, hi_ps[PW] = { 2, 10, 3, 11, 6, 14, 7, 15 };
+    static const int lo_pd[PW] = { 0, 1, 8, 9, 4, 5, 12, 13 }, hi_pd[PW] = { 2, 3, 10, 11, 6, 7, 14, 15 };
+    LLVMValueRef u0 = shuffle2(v, c[0], c[1], lo_ps), u1 = shuffle2(v, c[0], c[1], hi_ps);
+    LLVMValueRef u2 = shuffle2(v, c[2], c[3], lo_ps), u3 = shuffle2(v, c[2], c[3], hi_ps);
+    T[0] = shuffle2(v, u0, u2, lo_pd);
+    T[1] = shuffle2(v, u0, u2, hi_pd);
+    T[2] = shuffle2(v, u1, u3, lo_pd);
+    T[3] = shuffle2(v, u1, u3, hi_pd);
+}
+
+/* Where block m sits in the transposed vectors: vector m / 8, lane (m % 8 even: the low
+ * half, else the high half). */
+static int block_lane(int m)
+{
+    int k = m % PW;
+    return (k % 2 ? PW / 2 : 0) + k / 2;
+}
+
+/* Samples J + q + (0 2 4 6 | 1 3 5 7) of phase r for an even q: each half rotates within
+ * itself across two transposed vectors (T[i][r]: phase r of blocks 8i ..). */
+static LLVMValueRef even_window(vec *v, LLVMValueRef (*T)[PS], int r, int q)
+{
+    int a = q / PW, mask[PW];
+    for (int p = 0; p < PW; p++) {
+        int m = q + (p < PW / 2 ? 2 * p : 2 * (p - PW / 2) + 1);
+        mask[p] = (m / PW - a) * PW + block_lane(m);
+    }
+    return shuffle2(v, T[a][r], T[a + 1][r], mask);
+}
+
+/* An odd q's window is the high half of q - 1's and the low half of q + 1's. */
+static LLVMValueRef odd_window(vec *v, LLVMValueRef below, LLVMValueRef above)
+{
+    static const int swap[PW] = { 4, 5, 6, 7, 8, 9, 10, 11 };
+    return shuffle2(v, below, above, swap);
+}
+
+LLVMValueRef vec_unpermute(vec *v, LLVMValueRef x)
+{
+    static const int nat[PW] = { 0, 4, 1, 5, 2, 6, 3, 7 };
+    return shuffle2(v, x, LLVMGetPoison(LLVMTypeOf(x)), nat);
+}
+
+/* The taps of a group at stride 4 on 8 lanes from p (lane 0 of offset g->lo), n elements. */
+static void load_transposed(vec *v, vgroups *G, int gi, LLVMValueRef p, int64_t n)
+{
+    const group *g = &G->g[gi];
+    int qmax = (int)((g->hi - g->lo) / PS), nt = (qmax + PW) / PW + 1;  /* transposed sets */
+    int chunks = (int)((n + PW - 1) / PW);
+    LLVMValueRef T[MAX_SPAN_CHUNKS / 4][PS], c[4];
+    for (int i = 0; i < nt; i++) {
+        for (int k = 0; k < 4; k++) {
+            int ci = 4 * i + k;
+            c[k] = ci < chunks ? chunk(v, p, ci, (int)(n - (int64_t)ci * PW))
+                               : LLVMGetPoison(vec_type(v, IR_F32));
+        }
+        transpose_blocks(v, c, T[i]);
+    }
+    LLVMValueRef even[PS][2 * PW + 2] = { { NULL } };
+    for (int t = 0; t < G->nt; t++)
+        if (G->t[t].group == gi) {
+            int64_t d = G->t[t].off - g->lo;
+            int r = (int)(d % PS), q = (int)(d / PS);
+            for (int e = q - q % 2; e <= q + q % 2; e += 2)
+                if (!even[r][e])
+                    even[r][e] = even_window(v, T, r, e);
+            G->t[t].value = q % 2 ? odd_window(v, even[r][q - 1], even[r][q + 1]) : even[r][q];
+            G->t[t].perm = true;
+        }
+}
+
 /* Loads group gi when its row is strided by 2 or 4 and spans at most MAX_SPAN_CHUNKS vectors;
  * otherwise its taps stay single reads. */
 static void load_group(vec *v, vgroups *G, int gi)
@@ -264,6 +358,11 @@ static void load_group(vec *v, vgroups *G, int gi)
         idx[d] = u.v;
     }
     LLVMValueRef p = em_element_ptr(e, buf, idx);
+    /* a stencil of 4 or more taps, at most 2 * PW + 1 samples wide (transposed sets fit) */
+    if (s == PS && W == PW && g->n >= 4 && (g->hi - g->lo) / PS <= 2 * PW) {
+        load_transposed(v, G, gi, p, n);
+        return;
+    }
     LLVMValueRef span[MAX_SPAN_CHUNKS], half[2][MAX_SPAN_CHUNKS / 2];
     LLVMValueRef phase[MAX_SHUFFLE_STRIDE][MAX_SPAN_CHUNKS / 2];
     for (int c = 0; c < k; c++)
@@ -483,12 +582,18 @@ void vec_groups_end(vec *v)
     v->groups = NULL;
 }
 
-LLVMValueRef vec_strided_load(vec *v, const ir_expr *x, vval *iv)
+bool vec_strided_load(vec *v, const ir_expr *x, vval *iv, vval *out)
 {
-    for (int t = 0; v->groups && t < v->groups->nt; t++)
-        if (v->groups->t[t].load == x && v->groups->t[t].value)
-            return v->groups->t[t].value;
+    for (int t = 0; v->groups && t < v->groups->nt; t++) {
+        const tap *p = &v->groups->t[t];
+        if (p->load == x && p->value) {
+            *out = (vval){ p->perm ? V_PERM : V_VECTOR, p->value, 0 };
+            return true;
+        }
+    }
     if (!shuffle_strided(v, x->buf, iv))
-        return NULL;
-    return strided_load(v, vec_lane0_ptr(v, x->buf, iv, x->args), (int)iv[0].stride);
+        return false;
+    LLVMValueRef r = strided_load(v, vec_lane0_ptr(v, x->buf, iv, x->args), (int)iv[0].stride);
+    *out = (vval){ V_VECTOR, r, 0 };
+    return true;
 }
