@@ -52,18 +52,29 @@ static void point(const fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y
         i[1] = y;
 }
 
-static ir_expr *at(fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y)
+static ir_expr *ld(fill_ctx *F, ir_buffer *b, ir_expr *const *idx, ir_expr *x, ir_expr *y)
 {
     ir_expr *i[IR_MAX_DIMS];
     point(F, idx, x, y, i);
-    return ir_load(F->c->f, F->img, i, 0);
+    return ir_load(F->c->f, b, i, 0);
+}
+
+static ir_stmt *st(fill_ctx *F, ir_buffer *b, ir_expr *const *idx, ir_expr *x, ir_expr *y,
+                   ir_expr *v)
+{
+    ir_expr *i[IR_MAX_DIMS];
+    point(F, idx, x, y, i);
+    return ir_store(F->c->f, b, i, v, 0, false);
+}
+
+static ir_expr *at(fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y)
+{
+    return ld(F, F->img, idx, x, y);
 }
 
 static ir_stmt *put(fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y, ir_expr *v)
 {
-    ir_expr *i[IR_MAX_DIMS];
-    point(F, idx, x, y, i);
-    return ir_store(F->c->f, F->img, i, v, 0, false);
+    return st(F, F->img, idx, x, y, v);
 }
 
 static ir_stmt *loop(fill_ctx *F, ir_var *v, ir_expr *lo, ir_expr *hi, ir_loop_kind kind,
@@ -291,21 +302,6 @@ lower_tile_fill *lower_tile_fill_begin(lower_ctx *c, const pf_stage *st, const l
 ir_buffer *lower_tile_fill_samples(const lower_tile_fill *T)
 {
     return T->S;
-}
-
-static ir_expr *ld(fill_ctx *F, ir_buffer *b, ir_expr *const *idx, ir_expr *x, ir_expr *y)
-{
-    ir_expr *i[IR_MAX_DIMS];
-    point(F, idx, x, y, i);
-    return ir_load(F->c->f, b, i, 0);
-}
-
-static ir_stmt *st(fill_ctx *F, ir_buffer *b, ir_expr *const *idx, ir_expr *x, ir_expr *y,
-                   ir_expr *v)
-{
-    ir_expr *i[IR_MAX_DIMS];
-    point(F, idx, x, y, i);
-    return ir_store(F->c->f, b, i, v, 0, false);
 }
 
 static ir_expr *mul(fill_ctx *F, ir_expr *a, int k)
