@@ -30,10 +30,25 @@ static double thread_cpu_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The phases of pf_variant_stats, in pipeline order, for the breakdown table. */
+#define N_PHASES 6
+static const char *const phase_names[N_PHASES] = {
+    "lower", "IR passes", "LLVM emit", "optimize", "JIT setup", "codegen"
+};
+
+static void phase_times(const pf_variant *v, double out[N_PHASES])
+{
+    pf_variant_stats st = pf_variant_get_stats(v);
+    const double t[N_PHASES] = { st.lower_ms, st.passes_ms, st.emit_ms, st.optimize_ms,
+                                 st.jit_ms, st.codegen_ms };
+    memcpy(out, t, sizeof t);
+}
+
 /* *t_cpu: CPU time of the calling thread over parse + compile (less sensitive to a loaded
- * machine than wall time; compilation is single-threaded). */
+ * machine than wall time; compilation is single-threaded). phases[N_PHASES]: CPU ms per
+ * phase of pf_compile. */
 static int compile_once(const char *name, const char *src, double *t_parse, double *t_compile,
-                        double *t_cpu, pf_error *err)
+                        double *t_cpu, double *phases, pf_error *err)
 {
     double c0 = thread_cpu_ms();
     double t0 = bench_now_ms();
@@ -52,11 +67,45 @@ static int compile_once(const char *name, const char *src, double *t_parse, doub
         *t_parse = t1 - t0;
         *t_compile = t2 - t1;
         *t_cpu = thread_cpu_ms() - c0;
+        phase_times(v, phases);
     }
     pf_variant_free(v);
     pf_params_free(&pv);
     pf_program_free(prog);
     return rc;
+}
+
+/* Medians per phase, one row per app, printed after the latency table. */
+typedef struct phase_row {
+    const char *app;
+    double ms[N_PHASES];
+} phase_row;
+
+static void print_phase_table(const phase_row *rows, int n)
+{
+    printf("\n## Where compile time goes: median thread CPU ms per phase of pf_compile\n");
+    printf("%-17s", "app");
+    for (int k = 0; k < N_PHASES; k++)
+        printf(" %10s", phase_names[k]);
+    printf("\n");
+    for (int a = 0; a < n; a++) {
+        printf("%-17s", rows[a].app);
+        for (int k = 0; k < N_PHASES; k++)
+            printf(" %10.2f", rows[a].ms[k]);
+        printf("\n");
+    }
+}
+
+/* rows of ph[reps][N_PHASES] -> the median of each column. */
+static void phase_medians(const double *ph, int reps, double out[N_PHASES])
+{
+    double *col = malloc(sizeof(double) * (size_t)reps);
+    for (int k = 0; k < N_PHASES; k++) {
+        for (int r = 0; r < reps; r++)
+            col[r] = ph[r * N_PHASES + k];
+        out[k] = bench_median(col, reps);
+    }
+    free(col);
 }
 
 int bench_latency_table(int reps)
@@ -68,6 +117,9 @@ int bench_latency_table(int reps)
            "parse+compile", "min ms", "cpu ms", "cold ms", "target");
     double *tp = malloc(sizeof(double) * (size_t)reps), *tc = malloc(sizeof(double) * (size_t)reps),
            *tt = malloc(sizeof(double) * (size_t)reps), *tu = malloc(sizeof(double) * (size_t)reps);
+    double *ph = malloc(sizeof(double) * (size_t)reps * N_PHASES), ph0[N_PHASES];
+    phase_row rows[N_ALL];
+    int n_rows = 0;
     bool first = true;
     for (int a = 0; a < N_ALL; a++) {
         char path[512], *src = NULL;
@@ -82,13 +134,13 @@ int bench_latency_table(int reps)
         bool ok = true;
         /* The first compilation of the process also initialises LLVM: shown as "cold". */
         double p0, c0;
-        if (compile_once(path, src, &p0, &c0, &cpu0, &err) != 0)
+        if (compile_once(path, src, &p0, &c0, &cpu0, ph0, &err) != 0)
             ok = false;
         else if (first)
             cold = p0 + c0;
         first = false;
         for (int r = 0; ok && r < reps; r++) {
-            if (compile_once(path, src, &tp[r], &tc[r], &tu[r], &err) != 0)
+            if (compile_once(path, src, &tp[r], &tc[r], &tu[r], ph + r * N_PHASES, &err) != 0)
                 ok = false;
             tt[r] = tp[r] + tc[r];
         }
@@ -108,11 +160,15 @@ int bench_latency_table(int reps)
         printf("%-17s %9.2f %11.2f %13.2f %9.2f %9.2f %9s  < %.0f %s\n", all_apps[a],
                bench_median(tp, reps), bench_median(tc, reps), med, bench_min(tt, reps),
                bench_median(tu, reps), cold_s, target, med < target ? "ok" : "MISSED");
+        rows[n_rows].app = all_apps[a];
+        phase_medians(ph, reps, rows[n_rows++].ms);
     }
+    print_phase_table(rows, n_rows);
     free(tp);
     free(tc);
     free(tt);
     free(tu);
+    free(ph);
     return 0;
 }
 

@@ -40,6 +40,14 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The calling thread's CPU time, for the per-phase breakdown (compilation is single-threaded). */
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 const char *pf_backend_name(pf_backend b)
 {
     static const char *names[] = { "jit", "interp", "c" };
@@ -80,9 +88,12 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
                                    pf_variant_stats *stats, pf_error *err)
 {
     const pf_exec_gene *exec = o->schedule ? o->schedule->exec : NULL;
+    double t0 = cpu_ms();
     ir_func *f = pf_lower(arena, prog, params, exec, err);
     if (!f || verify(f, "lowering", err))
         return NULL;
+    double t1 = cpu_ms();
+    stats->lower_ms = t1 - t0;
     pf_pass_stats ps = { 0 };
     if (!o->no_bounds_pass) {
         f = pf_pass_bounds(f, &ps);
@@ -96,6 +107,7 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     stats->checks_removed = ps.checks_removed;
     stats->ondemand_reads = ps.ondemand_reads;
     stats->congruences_proven = ps.congruences_proven;
+    stats->passes_ms = cpu_ms() - t1;
     if (o->dump_ir && dump_ir(f, o->dump_ir, err))
         return NULL;
     if (o->emit_c_dir && pf_cgen_write_dir(f, "pf_pipeline", o->emit_c_dir, err))
@@ -171,9 +183,15 @@ pf_variant *pf_compile(const pf_program *prog, const pf_param_values *params,
     ir_func *f = lower_and_optimize(&arena, prog, params, o, &v->stats, err);
     int rc = -1;
     if (f && o->backend == PF_BACKEND_JIT) {
-        pf_jit_options jo = { o->opt_level ? o->opt_level : 3, o->emit_llvm, NULL };
+        pf_jit_times jt;
+        pf_jit_options jo = { o->opt_level ? o->opt_level : 3, o->emit_llvm, NULL,
+                              o->llvm_default_passes, &jt };
         v->jit = pf_jit_compile(f, &jo, err);
         if (v->jit) {
+            v->stats.emit_ms = jt.emit_ms;
+            v->stats.optimize_ms = jt.optimize_ms;
+            v->stats.jit_ms = jt.jit_ms;
+            v->stats.codegen_ms = jt.codegen_ms;
             v->fn = pf_jit_function(v->jit);
             rc = 0;
         }

@@ -20,6 +20,8 @@ typedef struct pf_compile_options {
     const struct pf_schedule *schedule;
     int threads;              /* worker threads for parallel loops; 0 = all cores */
     int opt_level;            /* LLVM (JIT) and cc (C backend) optimisation level; 0 = default 3 */
+    bool llvm_default_passes; /* JIT: LLVM's default<O3> instead of perfora's pass list (slower
+                                 to compile, same outputs; for comparisons, see jit.h) */
     bool no_bounds_pass;      /* keep every boundary check (tests, benches) */
     bool no_congruence;       /* on-demand reads without Z3's constant weights (benches) */
     const char *dump_ir;      /* write the final loop IR here (text), or NULL */
@@ -41,12 +43,19 @@ int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err);
 /* Milliseconds spent compiling (parse excluded: lowering, passes, LLVM/cc, JIT). */
 double pf_variant_compile_ms(const pf_variant *v);
 
-/* Counters of what the passes did (for dumps, tests and notes). */
+/* Counters of what the passes did (for dumps, tests and notes), and where the compile time
+ * went (the compiling thread's CPU ms per phase; the LLVM phases are 0 for other backends). */
 typedef struct pf_variant_stats {
     int loops_split;
     int checks_removed;
     int ondemand_reads;
     int congruences_proven;
+    double lower_ms;         /* pf_lower */
+    double passes_ms;        /* the loop-IR passes */
+    double emit_ms;          /* loop IR -> LLVM IR */
+    double optimize_ms;      /* LLVM's pass pipeline */
+    double jit_ms;           /* setting up the JIT */
+    double codegen_ms;       /* machine code generation and linking */
 } pf_variant_stats;
 pf_variant_stats pf_variant_get_stats(const pf_variant *v);
 

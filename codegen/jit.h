@@ -1,5 +1,6 @@
 /* Compiling a loop-IR function to native code in-process: LLVM IR emission, the new pass
- * manager at O3 for the host CPU and its features, and one ORC LLJIT instance per variant.
+ * manager (at opt level 3 an explicit list of O3's passes, see jit.c) for the host CPU and its
+ * features, and one ORC LLJIT instance per variant.
  * Freeing a pf_jit releases its code, so a search can compile thousands of variants. */
 #ifndef PF_CODEGEN_JIT_H
 #define PF_CODEGEN_JIT_H
@@ -14,10 +15,23 @@ typedef int32_t (*pf_pipeline_fn)(const pf_buffer *buffers);
 
 typedef struct pf_jit pf_jit;
 
+/* CPU milliseconds of the calling thread in each phase of one pf_jit_compile (all of it runs
+ * on that thread), for latency breakdowns. */
+typedef struct pf_jit_times {
+    double emit_ms;      /* loop IR -> LLVM IR */
+    double optimize_ms;  /* the pass pipeline */
+    double jit_ms;       /* setting up the JIT that will hold the code */
+    double codegen_ms;   /* adding the module and looking up the function: machine code */
+} pf_jit_times;
+
 typedef struct pf_jit_options {
     int opt_level;           /* 0..3; default 3 */
     const char *dump_llvm;   /* write the optimized module's text here, or NULL */
     const char *dump_llvm_unoptimized;  /* write the module before optimization, or NULL */
+    /* LLVM's own default<O3> pipeline at opt level 3 instead of perfora's shorter pass list
+     * (same outputs, about twice the optimization time): for comparisons. */
+    bool llvm_default_passes;
+    pf_jit_times *times;     /* filled in when not NULL */
 } pf_jit_options;
 
 pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *err);

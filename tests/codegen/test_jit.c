@@ -1,0 +1,99 @@
+/* The JIT's options: perfora's pass list at opt level 3 against LLVM's default<O3>
+ * (llvm_default_passes) and the lower opt levels, which must all compute the same outputs, and
+ * the per-phase compile times a variant reports (pf_variant_stats). */
+#include "tests/codegen/codegen_util.h"
+#include "tests/harness/harness.h"
+
+#include <stdio.h>
+
+/* app compiled with `a` and with `b`, run on in: the outputs must be equal to the bit (no
+ * fast-math anywhere, so no pass may change a result). */
+static void same_outputs(const char *app, const pf_compile_options *a,
+                         const pf_compile_options *b, pf_image *in)
+{
+    pf_program *prog = cg_load_app(app);
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_variant *va = cg_compile(prog, &pv, a), *vb = cg_compile(prog, &pv, b);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(va);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(vb);
+    cg_run ra, rb;
+    CU_ASSERT_EQUAL_FATAL(cg_run_variant(va, prog, &pv, &in, 1, &ra), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_variant(vb, prog, &pv, &in, 1, &rb), 0);
+    CU_ASSERT_EQUAL(ra.n_out, rb.n_out);
+    for (int i = 0; i < ra.n_out && i < rb.n_out; i++) {
+        double d = cg_max_abs_diff(ra.out[i], rb.out[i]);
+        printf("\n    %-16s %4dx%-4d max|diff| %g", app, in->width, in->height, d);
+        CU_ASSERT_EQUAL(d, 0.0);
+    }
+    cg_run_free(&ra);
+    cg_run_free(&rb);
+    pf_variant_free(va);
+    pf_variant_free(vb);
+    pf_params_free(&pv);
+    pf_program_free(prog);
+}
+
+/* Apps that exercise what the pass list keeps: 8-lane stencils with scalar tails (blur),
+ * short constant loops to unroll (demosaic), loops LLVM vectorizes itself and SLP groups
+ * (bilateral grid), a gather loop with a runtime call (median). */
+static void test_pass_list_matches_llvm_o3(void)
+{
+    static const char *apps[] = { "blur", "demosaic", "bilateral_grid", "median" };
+    pf_compile_options lean = { 0 }, full = { 0 };
+    full.llvm_default_passes = true;
+    pf_image *photo = cg_load_photo("man_made_1_256x192.png", 3);
+    pf_image *odd = cg_synthetic(37, 23, 3, 5u);
+    for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
+        same_outputs(apps[i], &lean, &full, photo);
+        same_outputs(apps[i], &lean, &full, odd);
+    }
+    pf_image_free(photo);
+    pf_image_free(odd);
+}
+
+/* Opt levels 1 and 2 still run LLVM's default<O1> and <O2>. */
+static void test_opt_levels_agree(void)
+{
+    pf_image *photo = cg_load_photo("natural_29_256x192.png", 3);
+    for (int level = 1; level <= 2; level++) {
+        pf_compile_options lean = { 0 }, lower = { 0 };
+        lower.opt_level = level;
+        same_outputs("unsharp_mask", &lean, &lower, photo);
+    }
+    pf_image_free(photo);
+}
+
+/* Every phase is timed, on the compiling thread's CPU clock, so the phases add up to at most
+ * the compile's wall time; the interpreter has no LLVM phases. */
+static void test_phase_times(void)
+{
+    pf_program *prog = cg_load_app("blur");
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_compile_options o = { 0 };
+    pf_variant *v = cg_compile(prog, &pv, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    pf_variant_stats s = pf_variant_get_stats(v);
+    const double t[] = { s.lower_ms, s.passes_ms, s.emit_ms, s.optimize_ms, s.jit_ms,
+                         s.codegen_ms };
+    double sum = 0;
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        CU_ASSERT(t[i] >= 0);
+        sum += t[i];
+    }
+    CU_ASSERT(s.emit_ms > 0 && s.optimize_ms > 0 && s.codegen_ms > 0);
+    CU_ASSERT(sum <= pf_variant_compile_ms(v) + 1.0);
+    pf_variant_free(v);
+    o.backend = PF_BACKEND_INTERP;
+    v = cg_compile(prog, &pv, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    s = pf_variant_get_stats(v);
+    CU_ASSERT(s.emit_ms == 0 && s.optimize_ms == 0 && s.jit_ms == 0 && s.codegen_ms == 0);
+    pf_variant_free(v);
+    pf_params_free(&pv);
+    pf_program_free(prog);
+}
+
+PF_TEST_SUITE(codegen_jit, PF_TEST(test_pass_list_matches_llvm_o3),
+              PF_TEST(test_opt_levels_agree), PF_TEST(test_phase_times))
