@@ -199,6 +199,8 @@ struct ir_stmt {
     ir_expr *lo, *hi, *step; /* FOR */
     ir_loop_kind loop_kind;  /* FOR */
     bool no_split;           /* FOR: already partitioned by pass_bounds */
+    bool cold;               /* FOR: runs a few iterations each time (pass_bounds' border copy
+                                of a vectorized loop): its loops are compiled for size */
     int unroll;              /* FOR: unroll factor requested (0/1: none) */
     ir_expr *align;          /* FOR: var is congruent to align modulo step (the first value
                                 of the loop before any partitioning); NULL = lo */

@@ -89,20 +89,27 @@ static void em_store(emit *e, const ir_stmt *s)
 /* Loop metadata: an `unroll` directive's count; otherwise no runtime unrolling (our vector
  * loops are already as wide as asked, and LLVM's partial copies with remainder loops cost compile
  * time: bilateral filter 280 -> 180 ms, bilateral grid 1,200 -> 950 ms, run time unchanged within
- * noise); a vector loop's scalar tail is never vectorized again. */
+ * noise); a vector loop's scalar tail is never vectorized again. In cold code (e->cold: border
+ * copies of vectorized loops, scalar tails) loops are not unrolled at all, not even fully: the
+ * 9x9 median's window loops in its ten-odd border and tail copies of the body took 60% of its
+ * compile time, for a few pixels per row. */
 void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail)
 {
     LLVMMetadataRef ops[3];
     int n = 1;
+    bool cold = e->cold > 0;
     if (unroll > 1) {
         LLVMMetadataRef kv[2] = { LLVMMDStringInContext2(e->ctx, "llvm.loop.unroll.count", 22),
                                   LLVMValueAsMetadata(em_i32(e, unroll)) };
         ops[n++] = LLVMMDNodeInContext2(e->ctx, kv, 2);
+    } else if (cold) {
+        LLVMMetadataRef k = LLVMMDStringInContext2(e->ctx, "llvm.loop.unroll.disable", 24);
+        ops[n++] = LLVMMDNodeInContext2(e->ctx, &k, 1);
     } else {
         LLVMMetadataRef k = LLVMMDStringInContext2(e->ctx, "llvm.loop.unroll.runtime.disable", 32);
         ops[n++] = LLVMMDNodeInContext2(e->ctx, &k, 1);
     }
-    if (is_tail) {
+    if (is_tail || cold) {
         LLVMMetadataRef kv[2] = { LLVMMDStringInContext2(e->ctx, "llvm.loop.vectorize.enable",
                                                          26),
                                   LLVMValueAsMetadata(LLVMConstInt(e->t_i1, 0, 0)) };
@@ -119,6 +126,8 @@ void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail)
 
 static void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
 {
+    bool cold = is_tail || s->cold;
+    e->cold += cold;
     LLVMValueRef hi = em_expr(e, s->hi), step = em_expr(e, s->step);
     LLVMValueRef iv = entry_alloca(e, e->t_i32, s->var->name);
     e->var[s->var->id] = iv;
@@ -136,6 +145,7 @@ static void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_t
     LLVMValueRef br = LLVMBuildBr(e->b, head);
     em_loop_metadata(e, br, s->unroll, is_tail);
     LLVMPositionBuilderAtEnd(e->b, exit);
+    e->cold -= cold;
 }
 
 static void em_for(emit *e, const ir_stmt *s)

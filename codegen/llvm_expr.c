@@ -357,6 +357,22 @@ LLVMValueRef em_inside_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx)
     return em_gep(e, buf, row, x, "");
 }
 
+LLVMValueRef em_boundary_index(emit *e, const ir_buffer *buf, int d, LLVMValueRef i,
+                               LLVMValueRef *inside)
+{
+    LLVMValueRef n = em_var(e, buf->extent[d]);
+    switch (buf->boundary) {
+    case PF_BOUNDARY_MIRROR: return mirror_index(e, i, n);
+    case PF_BOUNDARY_WRAP: return euclid_mod(e, i, n);
+    case PF_BOUNDARY_CONSTANT: {
+        LLVMValueRef ok = in_range(e, i, n);
+        *inside = *inside ? LLVMBuildAnd(e->b, *inside, ok, "") : ok;
+        return clamp_index(e, i, n);
+    }
+    default: return clamp_index(e, i, n);
+    }
+}
+
 static LLVMValueRef em_load(emit *e, const ir_expr *x)
 {
     const ir_buffer *buf = x->buf;
@@ -365,20 +381,8 @@ static LLVMValueRef em_load(emit *e, const ir_expr *x)
     LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
     for (int d = 0; d < buf->ndims; d++) {
         LLVMValueRef i = em_expr(e, x->args[d]);
-        if (x->clamp_mask & (1u << d)) {
-            LLVMValueRef n = em_var(e, buf->extent[d]);
-            switch (buf->boundary) {
-            case PF_BOUNDARY_MIRROR: i = mirror_index(e, i, n); break;
-            case PF_BOUNDARY_WRAP: i = euclid_mod(e, i, n); break;
-            case PF_BOUNDARY_CONSTANT: {
-                LLVMValueRef ok = in_range(e, i, n);
-                inside = inside ? LLVMBuildAnd(e->b, inside, ok, "") : ok;
-                i = clamp_index(e, i, n);
-                break;
-            }
-            default: i = clamp_index(e, i, n); break;
-            }
-        }
+        if (x->clamp_mask & (1u << d))
+            i = em_boundary_index(e, buf, d, i, &inside);
         idx[d] = i;
     }
     LLVMValueRef v = LLVMBuildLoad2(e->b, e->t_f32, em_element_ptr(e, buf, idx), "");

@@ -15,6 +15,8 @@ typedef struct emit {
     LLVMBasicBlockRef fail_bb;  /* returns 1 (allocation failure) */
     LLVMBasicBlockRef rt_fail_bb;  /* returns 3 (the stage runtime failed) */
     const ir_func *irf;
+    int cold;                   /* > 0 while emitting code that runs a few iterations each time
+                                   (a cold loop, a vector loop's scalar tail) */
     LLVMValueRef *var;          /* by var id: SSA value (LET) or alloca (MUT, LOOP, ARRAY) */
     LLVMValueRef *buf_data;     /* by buffer id */
     /* Row pointers computed in the current basic block, keyed by buffer and the indices of
@@ -66,6 +68,10 @@ LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s);
  * available for this function, width or host (the caller then scalarizes). */
 bool em_vector_math_available(void);
 LLVMValueRef em_vector_math(emit *e, ir_fn fn, LLVMValueRef *args, int n_args, int W);
+/* Index i of buf along d with the buffer's boundary mode applied (clamp, wrap, mirror; for a
+ * constant boundary clamped, with `inside` and-ed with whether i was in range). */
+LLVMValueRef em_boundary_index(emit *e, const ir_buffer *buf, int d, LLVMValueRef i,
+                               LLVMValueRef *inside);
 /* An array index clamped into [0, len - 1]. */
 LLVMValueRef em_clamped_index(emit *e, const ir_var *a, LLVMValueRef index);
 /* Array element pointer with the index clamped into [0, len - 1]. */

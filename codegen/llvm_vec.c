@@ -5,10 +5,12 @@
  * the lane (base + lane * stride, e.g. the loop variable or x - 8) or a general vector, so a
  * read at `x + c` becomes one contiguous vector load and a store at the own pixel a vector
  * store; other reads become gathers. A condition that differs between lanes predicates the
- * code under it (masked stores, blended assignments) instead of branching. Bodies with
- * constructs that do not vectorize (sorts, medians, runtime calls, loops whose bounds differ
- * between lanes) are emitted as plain scalar loops; vec_supported() decides before anything
- * is emitted. */
+ * code under it (masked stores, blended assignments) instead of branching. Mutables whose
+ * every assignment is the same in all lanes stay scalars (uniform_vars, decided before
+ * emission): a window filter's element counter, so its window[n] = ... is one vector store.
+ * A median is a selection network across lanes (llvm_vmedian.c). Bodies with constructs that
+ * do not vectorize (sorts, runtime calls, loops whose bounds differ between lanes) are emitted
+ * as plain scalar loops; em_can_vectorize() decides before anything is emitted. */
 #include "codegen/llvm_vec_internal.h"
 
 #include "base/arena.h"
@@ -18,14 +20,152 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- which variables are the same in all lanes ---- */
+
+/* Decided before emission, because a mutable's storage depends on it: a mutable whose every
+ * assignment is lane-independent and not under a condition that differs between lanes holds
+ * one value for all lanes and stays a scalar (the median's counter n: window[n] is then one
+ * vector store, not W lane stores, and the loop bounds and tests on it stay branches). Lets
+ * and inner loop variables are classified on the way. The emitter classifies lets (vec_x) at
+ * least as precisely, so what is uniform here is uniform there. */
+typedef struct uniformity {
+    const ir_var *lane;
+    const char *inside;  /* by var id: defined in the body */
+    char *uniform;       /* by var id: a let, mutable or loop variable of the body, uniform */
+    bool changed;
+} uniformity;
+
+static bool uniform_expr(const uniformity *u, const ir_expr *e)
+{
+    if (!e)
+        return true;
+    if (e->kind == IR_VARREF || e->kind == IR_ALOAD) {
+        if (e->var == u->lane)
+            return false;
+        /* an array of the body holds a vector per element, whatever the index */
+        if (u->inside[e->var->id] &&
+            (e->var->kind == IR_VAR_ARRAY || !u->uniform[e->var->id]))
+            return false;
+    }
+    if (e->kind == IR_INTERP)
+        return false;
+    if (!uniform_expr(u, e->a) || !uniform_expr(u, e->b) || !uniform_expr(u, e->c))
+        return false;
+    for (int i = 0; i < e->n_args; i++)
+        if (!uniform_expr(u, e->args[i]))
+            return false;
+    return true;
+}
+
+static void demote(uniformity *u, const ir_var *var)
+{
+    if (u->uniform[var->id]) {
+        u->uniform[var->id] = 0;
+        u->changed = true;
+    }
+}
+
+/* One pass over s; `varying`: under a condition that differs between lanes. */
+static void uniform_stmt(uniformity *u, const ir_stmt *s, bool varying)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        for (int i = 0; i < s->n; i++)
+            uniform_stmt(u, s->body[i], varying);
+        return;
+    case IR_S_LET:
+        if (!uniform_expr(u, s->value))
+            demote(u, s->var);
+        return;
+    case IR_S_DECL:
+    case IR_S_ASSIGN:
+        if (varying || !uniform_expr(u, s->value))
+            demote(u, s->var);
+        return;
+    case IR_S_IF: {
+        bool v = varying || !uniform_expr(u, s->cond);
+        uniform_stmt(u, s->then_s, v);
+        uniform_stmt(u, s->else_s, v);
+        return;
+    }
+    case IR_S_FOR:
+        if (!uniform_expr(u, s->lo) || !uniform_expr(u, s->hi) || !uniform_expr(u, s->step))
+            demote(u, s->var);
+        uniform_stmt(u, s->then_s, varying);
+        return;
+    case IR_S_ARRAY_DECL:  /* elements are vectors (uniform_expr looks at the kind anyway) */
+        u->uniform[s->var->id] = 0;
+        return;
+    default:
+        return;
+    }
+}
+
+/* Fills uniform (by var id) for the body of a vectorized loop over `lane`: optimistic (every
+ * scalar variable of the body uniform) and demoted until nothing changes; mutables only ever
+ * lose the mark, so this ends. */
+static void uniform_vars(const ir_stmt *body, const ir_var *lane, const char *inside,
+                         char *uniform, int n_vars)
+{
+    for (int i = 0; i <= n_vars; i++)
+        uniform[i] = inside[i];
+    uniformity u = { lane, inside, uniform, true };
+    while (u.changed) {
+        u.changed = false;
+        uniform_stmt(&u, body, false);
+    }
+}
+
+/* Whether a median is computed in s (its vector form is a large selection network). */
+static bool has_median_expr(const ir_expr *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == IR_CALL && e->fn == IR_FN_MEDIAN)
+        return true;
+    if (has_median_expr(e->a) || has_median_expr(e->b) || has_median_expr(e->c))
+        return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (has_median_expr(e->args[i]))
+            return true;
+    return false;
+}
+
+static bool has_loop(const ir_stmt *s)
+{
+    if (!s)
+        return false;
+    if (s->kind == IR_S_FOR)
+        return true;
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
+        if (has_loop(s->body[i]))
+            return true;
+    return s->kind != IR_S_BLOCK && (has_loop(s->then_s) || has_loop(s->else_s));
+}
+
+static bool has_median(const ir_stmt *s)
+{
+    if (!s)
+        return false;
+    if (has_median_expr(s->value) || has_median_expr(s->cond) || has_median_expr(s->index))
+        return true;
+    for (int i = 0; s->kind == IR_S_STORE && i < s->n; i++)
+        if (has_median_expr(s->idx[i]))
+            return true;
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
+        if (has_median(s->body[i]))
+            return true;
+    return s->kind != IR_S_BLOCK && (has_median(s->then_s) || has_median(s->else_s));
+}
+
 /* ---- can the body be vectorized? ---- */
 
 static bool supported_expr(const ir_expr *e)
 {
     if (!e)
         return true;
-    if (e->kind == IR_CALL && (e->fn == IR_FN_MEDIAN))
-        return false;
     if (e->kind == IR_INTERP)
         return false;
     if (!supported_expr(e->a) || !supported_expr(e->b) || !supported_expr(e->c))
@@ -36,26 +176,7 @@ static bool supported_expr(const ir_expr *e)
     return true;
 }
 
-/* Whether an expression may differ between lanes (conservatively). */
-static bool varies(const ir_expr *e, const char *inside, const ir_var *lane)
-{
-    if (!e)
-        return false;
-    if ((e->kind == IR_VARREF || e->kind == IR_ALOAD) && (e->var == lane || inside[e->var->id]))
-        return true;
-    if (e->kind == IR_LOAD)
-        for (int i = 0; i < e->n_args; i++)
-            if (varies(e->args[i], inside, lane))
-                return true;
-    if (varies(e->a, inside, lane) || varies(e->b, inside, lane) || varies(e->c, inside, lane))
-        return true;
-    for (int i = 0; i < e->n_args; i++)
-        if (varies(e->args[i], inside, lane))
-            return true;
-    return false;
-}
-
-static bool supported_stmt(const ir_stmt *s, const char *inside, const ir_var *lane)
+static bool supported_stmt(const ir_stmt *s, const uniformity *u)
 {
     if (!s)
         return true;
@@ -63,8 +184,8 @@ static bool supported_stmt(const ir_stmt *s, const char *inside, const ir_var *l
     case IR_S_SORT: case IR_S_RTCALL: case IR_S_ALLOC:
         return false;
     case IR_S_FOR:
-        if (varies(s->lo, inside, lane) || varies(s->hi, inside, lane) ||
-            varies(s->step, inside, lane) || s->loop_kind != IR_LOOP_SERIAL)
+        if (!uniform_expr(u, s->lo) || !uniform_expr(u, s->hi) || !uniform_expr(u, s->step) ||
+            s->loop_kind != IR_LOOP_SERIAL)
             return false;
         break;
     case IR_S_STORE:
@@ -81,10 +202,10 @@ static bool supported_stmt(const ir_stmt *s, const char *inside, const ir_var *l
         !supported_expr(s->lo) || !supported_expr(s->hi) || !supported_expr(s->step))
         return false;
     for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        if (!supported_stmt(s->body[i], inside, lane))
+        if (!supported_stmt(s->body[i], u))
             return false;
     if (s->kind != IR_S_BLOCK &&
-        (!supported_stmt(s->then_s, inside, lane) || !supported_stmt(s->else_s, inside, lane)))
+        (!supported_stmt(s->then_s, u) || !supported_stmt(s->else_s, u)))
         return false;
     return true;
 }
@@ -328,6 +449,8 @@ static LLVMValueRef per_lane(vec *v, const char *name, LLVMTypeRef ret, LLVMType
 static vval vcall(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
+    if (x->fn == IR_FN_MEDIAN)
+        return vec_median(v, x);
     vval a[5] = { 0 };
     bool any = false, is_vec[5];
     LLVMValueRef args[5];
@@ -508,6 +631,25 @@ static bool contiguous(const ir_buffer *buf, const vval *iv, uint8_t mask)
     return true;
 }
 
+/* A contiguous read whose dimensions >= 1 (uniform) need the boundary mode: their indices
+ * clamped as scalars, then one vector load (a row of the window at the image's top or bottom
+ * edge), instead of a gather. */
+static LLVMValueRef clamped_row_load(vec *v, const ir_expr *x, const vval *iv)
+{
+    emit *e = v->e;
+    const ir_buffer *buf = x->buf;
+    LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
+    for (int d = 0; d < buf->ndims; d++)
+        idx[d] = d > 0 && ((x->clamp_mask >> d) & 1)
+                     ? em_boundary_index(e, buf, d, iv[d].v, &inside) : iv[d].v;
+    LLVMValueRef l = LLVMBuildLoad2(e->b, vec_type(v, IR_F32), em_element_ptr(e, buf, idx), "");
+    LLVMSetAlignment(l, 4);
+    if (inside)  /* a constant boundary: the row is outside, every lane the constant */
+        l = LLVMBuildSelect(e->b, inside, l,
+                            splat(v, LLVMConstReal(e->t_f32, buf->constant_value)), "");
+    return l;
+}
+
 static vval vload(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
@@ -521,14 +663,13 @@ static vval vload(vec *v, const ir_expr *x)
     if (!any)
         return uni(em_expr(e, x));
     if (contiguous(buf, iv, 0) && !(x->clamp_mask & 1)) {
-        /* dimensions >= 1 are uniform: clamp them as scalars */
-        bool other_clamps = (x->clamp_mask & ~1u) != 0;
-        if (!other_clamps) {
+        if (!(x->clamp_mask & ~1u)) {
             LLVMValueRef p = vec_lane0_ptr(v, buf, iv, x->args);
             LLVMValueRef l = LLVMBuildLoad2(e->b, vec_type(v, IR_F32), p, "");
             LLVMSetAlignment(l, 4);
             return vect(l);
         }
+        return vect(clamped_row_load(v, x, iv));
     }
     vval r;
     if (!x->clamp_mask && vec_strided_load(v, x, iv, &r))
@@ -594,6 +735,8 @@ vval vec_x(vec *v, const ir_expr *x)
             return uni(em_var(e, x->var));
         if (x->var->kind == IR_VAR_LET)
             return v->val[x->var->id];
+        if (v->uniform[x->var->id])  /* a uniform mutable: its scalar slot */
+            return uni(em_var(e, x->var));
         return vect(LLVMBuildLoad2(e->b, vec_type(v, x->var->type), v->vslot[x->var->id], ""));
     case IR_BIN:
         return vbin(v, x);
@@ -623,9 +766,28 @@ static LLVMValueRef masked_value(vec *v, LLVMValueRef nv, LLVMValueRef old)
     return v->mask ? LLVMBuildSelect(v->e->b, v->mask, nv, old, "") : nv;
 }
 
+/* A mutable the same in all lanes: a scalar slot the scalar emitter reads too (em_var). Never
+ * under a lane mask (uniform_vars). */
+static void uniform_assign(vec *v, const ir_stmt *s)
+{
+    emit *e = v->e;
+    vval x = vec_x(v, s->value);
+    if (x.kind != V_UNIFORM)
+        pf_die("vectorizer: uniform mutable %s assigned a lane-varying value", s->var->name);
+    if (s->kind == IR_S_DECL) {
+        e->var[s->var->id] = entry_alloca(e, em_type(e, s->var->type), s->var->name);
+        v->inside[s->var->id] = 1;
+    }
+    LLVMBuildStore(e->b, x.v, e->var[s->var->id]);
+}
+
 static void vassign(vec *v, const ir_stmt *s)
 {
     emit *e = v->e;
+    if (v->uniform[s->var->id]) {
+        uniform_assign(v, s);
+        return;
+    }
     LLVMTypeRef vt = vec_type(v, s->var->type);
     LLVMValueRef nv = vec_as_vector(v, vec_x(v, s->value));
     if (s->kind == IR_S_DECL) {
@@ -812,7 +974,15 @@ static void vfor(vec *v, const ir_stmt *s)
     vstmt(v, s->then_s);
     cur = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
     LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, cur, step, ""), iv);
-    LLVMBuildBr(e->b, head);
+    LLVMValueRef br = LLVMBuildBr(e->b, head);
+    /* Before a median network, the loops that fill the window: the innermost is unrolled (its
+     * elements at constant offsets, 8% fewer instructions run), the others would only copy
+     * code (compile time). */
+    if (v->no_unroll && has_loop(s->then_s)) {
+        e->cold++;
+        em_loop_metadata(e, br, 1, false);
+        e->cold--;
+    }
     LLVMPositionBuilderAtEnd(e->b, exit);
 }
 
@@ -840,8 +1010,11 @@ static void vstmt(vec *v, const ir_stmt *s)
         LLVMTypeRef at = LLVMArrayType(vec_type(v, s->var->type), (unsigned)s->var->array_len);
         v->vslot[s->var->id] = entry_alloca(e, at, s->var->name);
         v->inside[s->var->id] = 1;
-        LLVMBuildMemSet(e->b, v->vslot[s->var->id], LLVMConstInt(e->t_i8, 0, 0),
-                        em_i64(e, 4 * (int64_t)s->var->array_len * v->W), 4);
+        if (vec_fills_in_order(v->body, s->var))  /* only element 0 can be read unwritten */
+            LLVMBuildStore(e->b, LLVMConstNull(vec_type(v, s->var->type)), v->vslot[s->var->id]);
+        else
+            LLVMBuildMemSet(e->b, v->vslot[s->var->id], LLVMConstInt(e->t_i8, 0, 0),
+                            em_i64(e, 4 * (int64_t)s->var->array_len * v->W), 4);
         return;
     }
     case IR_S_ARRAY_STORE:
@@ -865,15 +1038,27 @@ static void vstmt(vec *v, const ir_stmt *s)
 
 /* ---- the loop ---- */
 
+/* The uniform marks of loop s's body (inside: zeroed, filled with the body's variables). */
+static char *body_uniform(emit *e, const ir_stmt *s, char *inside)
+{
+    int n = e->irf->n_vars;
+    char *uniform = pf_xcalloc((size_t)n + 1, 1);
+    ir_defined_vars(s->then_s, inside);
+    uniform_vars(s->then_s, s->var, inside, uniform, n);
+    return uniform;
+}
+
 bool em_can_vectorize(emit *e, const ir_stmt *s)
 {
     int64_t step;
     if (!ir_is_const(s->step, &step) || step < 1)
         return false;
     char *inside = pf_xcalloc((size_t)e->irf->n_vars + 1, 1);
-    ir_defined_vars(s->then_s, inside);
-    bool ok = supported_stmt(s->then_s, inside, s->var);
+    char *uniform = body_uniform(e, s, inside);
+    uniformity u = { s->var, inside, uniform, false };
+    bool ok = supported_stmt(s->then_s, &u);
     free(inside);
+    free(uniform);
     return ok;
 }
 
@@ -908,6 +1093,11 @@ LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s)
     v.inside = pf_xcalloc((size_t)e->irf->n_vars + 1, 1);
     v.val = pf_xcalloc((size_t)e->irf->n_vars + 1, sizeof *v.val);
     v.vslot = pf_xcalloc((size_t)e->irf->n_vars + 1, sizeof *v.vslot);
+    char *defined = pf_xcalloc((size_t)e->irf->n_vars + 1, 1);
+    v.uniform = body_uniform(e, s, defined);
+    free(defined);
+    v.no_unroll = has_median(s->then_s);
+    v.body = s->then_s;
     v.base = LLVMBuildAdd(e->b, lo, LLVMBuildMul(e->b, cur, em_i32(e, (int64_t)W * step), ""), "");
     /* The scalar emitter (lane-0 addresses) reads the lane variable as its lane-0 value. */
     LLVMValueRef lane_slot = entry_alloca(e, e->t_i32, s->var->name);
@@ -921,11 +1111,13 @@ LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s)
     cur = LLVMBuildLoad2(e->b, e->t_i32, i, "");
     LLVMBuildStore(e->b, LLVMBuildAdd(e->b, cur, em_i32(e, 1), ""), i);
     /* Two vectors in flight hide the latency of a pixel's dependent chain of adds. */
-    em_loop_metadata(e, LLVMBuildBr(e->b, head), s->unroll > 1 ? s->unroll : 2, false);
+    em_loop_metadata(e, LLVMBuildBr(e->b, head), s->unroll > 1 ? s->unroll : v.no_unroll ? 1 : 2,
+                     false);
     LLVMPositionBuilderAtEnd(e->b, exit);
     free(v.inside);
     free(v.val);
     free(v.vslot);
+    free(v.uniform);
     return LLVMBuildAdd(e->b, lo, LLVMBuildMul(e->b, LLVMBuildMul(e->b, nv, em_i32(e, W), ""),
                                                em_i32(e, step), ""), "");
 }

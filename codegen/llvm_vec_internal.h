@@ -1,6 +1,6 @@
 /* Shared by the explicit vectorizer's files (llvm_vec.c: classification and emission of a
- * vector body; llvm_vstride.c: strided reads and writes): the lane classification of values and the state
- * of one vector body. */
+ * vector body; llvm_vstride.c: strided reads and writes; llvm_vmedian.c: medians across lanes):
+ * the lane classification of values and the state of one vector body. */
 #ifndef PF_CODEGEN_LLVM_VEC_INTERNAL_H
 #define PF_CODEGEN_LLVM_VEC_INTERNAL_H
 
@@ -30,6 +30,12 @@ typedef struct vec {
     LLVMValueRef base;   /* the lane variable's value in lane 0 */
     int64_t step;        /* the loop's (constant) step */
     vgroups *groups;     /* strided reads and writes done together (llvm_vstride.c) */
+    char *uniform;       /* by var id: a variable of the body known to be the same in all
+                            lanes, decided before emission; such a mutable is one
+                            scalar slot (e->var) instead of a vector */
+    bool no_unroll;      /* the body has a median network: unrolling the loop (or the outer
+                            loops filling its window) only copies code */
+    const ir_stmt *body; /* the loop's body */
 } vec;
 
 vval vec_x(vec *v, const ir_expr *x);
@@ -51,5 +57,13 @@ bool vec_group_store(vec *v, const ir_stmt *s);
 bool vec_strided_load(vec *v, const ir_expr *x, vval *iv, vval *out);
 /* A V_PERM vector's lanes in natural order. */
 LLVMValueRef vec_unpermute(vec *v, LLVMValueRef x);
+
+/* llvm_vmedian.c: median(a, n) on W lanes: a selection network of vector min/max where every
+ * lane's n covers the whole array and (floats) no element is NaN, else the runtime's scalar
+ * median per lane. */
+vval vec_median(vec *v, const ir_expr *x);
+/* Whether array a of the body is a window filled in order by a counter and read only by
+ * median(a, counter): then only its element 0 needs zeroing at its declaration. */
+bool vec_fills_in_order(const ir_stmt *body, const ir_var *a);
 
 #endif

@@ -40,12 +40,20 @@ static ir_expr *not_returned(lower_ctx *c)
     return ir_un(c->f, IR_NOT, ir_ref(c->f, c->frame->done));
 }
 
+static void lower_let_decl(lower_ctx *c, const pf_stmt *s);
+static bool assigned_after(const pf_stmt *block, int i);
+
 /* In an inlined function, the statements after one that may return run only while `done` is
- * false: the language has no early exit, so the IR models it with a flag. */
+ * false: the language has no early exit, so the IR models it with a flag. A local never
+ * assigned after its declaration is a let (lower_let_decl). */
 static void lower_block_from(lower_ctx *c, const pf_stmt *s, int from)
 {
     for (int i = from; i < s->n_body; i++) {
-        lower_stmt(c, s->body[i]);
+        const pf_stmt *st = s->body[i];
+        if (st->kind == PF_S_DECL && st->sym->kind == PF_SYM_LOCAL && !assigned_after(s, i))
+            lower_let_decl(c, st);
+        else
+            lower_stmt(c, st);
         if (c->frame->done && contains_return(s->body[i]) && i + 1 < s->n_body) {
             ir_list rest = { 0 }, *outer = c->out;
             c->out = &rest;
@@ -83,6 +91,55 @@ static void lower_decl(lower_ctx *c, const pf_stmt *s)
     ir_var *v = ir_var_new(c->f, sym->name, t, IR_VAR_MUT);
     lower_emit(c, ir_decl(c->f, v, init));
     c->frame->slots[sym->slot] = ir_ref(c->f, v);
+}
+
+/* Whether s assigns the local sym anywhere inside it. */
+static bool assigns(const pf_stmt *s, const pf_symbol *sym)
+{
+    if (!s)
+        return false;
+    switch (s->kind) {
+    case PF_S_BLOCK:
+        for (int i = 0; i < s->n_body; i++)
+            if (assigns(s->body[i], sym))
+                return true;
+        return false;
+    case PF_S_ASSIGN:
+        return s->target.sym == sym;
+    case PF_S_IF:
+        return assigns(s->then_s, sym) || assigns(s->else_s, sym);
+    case PF_S_FOR:
+        return assigns(s->then_s, sym);
+    default:
+        return false;
+    }
+}
+
+/* Whether the local declared by block->body[i] is assigned later in the block (its scope). */
+static bool assigned_after(const pf_stmt *block, int i)
+{
+    for (int j = i + 1; j < block->n_body; j++)
+        if (assigns(block->body[j], block->body[i]->sym))
+            return true;
+    return false;
+}
+
+/* A local that is never assigned after its declaration (`int xx = x + k;`) is lowered as a
+ * let: the affine reasoning sees through lets (pass_bounds then splits a loop on a test of
+ * xx against the image) and the vectorizer classifies a let per lane (uniform, affine in the
+ * lane) where a mutable is always a full vector. */
+static void lower_let_decl(lower_ctx *c, const pf_stmt *s)
+{
+    const pf_symbol *sym = s->sym;
+    ir_type t = lower_type(sym->type);
+    ir_expr *init;
+    if (s->value)
+        init = lower_expr_as(c, s->value, t);
+    else if (t == IR_F32)
+        init = ir_const_f32(c->f, 0.0f);
+    else
+        init = t == IR_BOOL ? ir_const_bool(c->f, false) : ir_const_i32(c->f, 0);
+    c->frame->slots[sym->slot] = lower_snapshot(c, sym->name, init);
 }
 
 static ir_expr *combine(lower_ctx *c, pf_assign_op op, ir_expr *cur, ir_expr *rhs)

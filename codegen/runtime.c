@@ -195,6 +195,36 @@ int32_t pf_rt_median_i32(const int32_t *v, int32_t n)
     return tmp[n / 2];
 }
 
+static int32_t lane_count(int32_t n, int32_t len)
+{
+    n = n < 1 ? 1 : n > len ? len : n;
+    return n > 4096 ? 4096 : n;
+}
+
+void pf_rt_median_lanes_f32(const float *v, int32_t len, int32_t stride, int32_t lanes,
+                            const int32_t *n, float *out)
+{
+    float tmp[4096];
+    for (int32_t l = 0; l < lanes; l++) {
+        int32_t m = lane_count(n[l], len);
+        for (int32_t j = 0; j < m; j++)
+            tmp[j] = v[(int64_t)j * stride + l];
+        out[l] = pf_rt_median_f32(tmp, m);
+    }
+}
+
+void pf_rt_median_lanes_i32(const int32_t *v, int32_t len, int32_t stride, int32_t lanes,
+                            const int32_t *n, int32_t *out)
+{
+    int32_t tmp[4096];
+    for (int32_t l = 0; l < lanes; l++) {
+        int32_t m = lane_count(n[l], len);
+        for (int32_t j = 0; j < m; j++)
+            tmp[j] = v[(int64_t)j * stride + l];
+        out[l] = pf_rt_median_i32(tmp, m);
+    }
+}
+
 float pf_rt_noise(int32_t n, int32_t a, int32_t b, int32_t c, int32_t d)
 {
     int32_t args[4] = { a, b, c, d };
@@ -216,6 +246,8 @@ const pf_rt_symbol *pf_rt_symbols(int *count)
         { "pf_rt_sort_i32", (void *)pf_rt_sort_i32 },
         { "pf_rt_median_f32", (void *)pf_rt_median_f32 },
         { "pf_rt_median_i32", (void *)pf_rt_median_i32 },
+        { "pf_rt_median_lanes_f32", (void *)pf_rt_median_lanes_f32 },
+        { "pf_rt_median_lanes_i32", (void *)pf_rt_median_lanes_i32 },
         { "pf_rt_noise", (void *)pf_rt_noise },
         { "pf_rt_perf_hash", (void *)pf_rt_perf_hash },
         { "pf_rt_parallel_for", (void *)pf_rt_parallel_for },

@@ -26,6 +26,13 @@ void pf_rt_sort_i32(int32_t *v, int32_t n);
 /* Element n/2 of v[0 .. n-1] sorted (v unchanged); n >= 1, n <= 4096. */
 float pf_rt_median_f32(const float *v, int32_t n);
 int32_t pf_rt_median_i32(const int32_t *v, int32_t n);
+/* The median of each of `lanes` windows interleaved as a vector body stores an array (the
+ * fallback of codegen/llvm_vmedian.c): element j of lane l at v[j * stride + l]; lane l takes
+ * its first n[l] elements, n[l] clamped into [1, len]; out[l] = the median of them. */
+void pf_rt_median_lanes_f32(const float *v, int32_t len, int32_t stride, int32_t lanes,
+                            const int32_t *n, float *out);
+void pf_rt_median_lanes_i32(const int32_t *v, int32_t len, int32_t stride, int32_t lanes,
+                            const int32_t *n, int32_t *out);
 
 float pf_rt_noise(int32_t n, int32_t a, int32_t b, int32_t c, int32_t d);
 /* lang/approx.h's pf_perf_hash, for loop perforation's random skip. */
