@@ -387,6 +387,25 @@ static vval vun(vec *v, const ir_expr *x)
     return a.kind == V_UNIFORM ? uni(r) : vect(r);
 }
 
+/* Float lanes to int32 as llvm.fptosi.sat (toward zero, saturating, NaN -> 0), in the form
+ * x86 converts 8 lanes at once: clamped into the range where fptosi is defined, NaN made 0,
+ * then one vector conversion and a select for 2^31 and above. LLVM 16 expands the vector
+ * intrinsic lane by lane (a scalar conversion and two conditional moves each): the
+ * bilateral grid's slice converts three coordinates per pixel. */
+static LLVMValueRef saturating_to_i32(vec *v, LLVMValueRef x)
+{
+    emit *e = v->e;
+    LLVMValueRef lo = splat(v, LLVMConstReal(e->t_f32, -2147483648.0)),
+                 hi = splat(v, LLVMConstReal(e->t_f32, 2147483520.0)),  /* below 2^31 */
+                 top = splat(v, LLVMConstReal(e->t_f32, 2147483648.0));
+    LLVMValueRef c = LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOLT, x, lo, ""), lo, x, "");
+    c = LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealOGT, c, hi, ""), hi, c, "");
+    c = LLVMBuildSelect(e->b, LLVMBuildFCmp(e->b, LLVMRealUNO, c, c, ""), zero_like(c), c, "");
+    LLVMValueRef r = LLVMBuildFPToSI(e->b, c, vec_type(v, IR_I32), "");
+    LLVMValueRef big = LLVMBuildFCmp(e->b, LLVMRealOGE, x, top, "");
+    return LLVMBuildSelect(e->b, big, splat(v, em_i32(e, INT32_MAX)), r, "");
+}
+
 static vval vcast(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
@@ -403,6 +422,8 @@ static vval vcast(vec *v, const ir_expr *x)
     else if (to == IR_BOOL)
         r = from == IR_F32 ? LLVMBuildFCmp(e->b, LLVMRealUNE, o, zero_like(o), "")
                            : LLVMBuildICmp(e->b, LLVMIntNE, o, zero_like(o), "");
+    else if (from == IR_F32 && !uniform && to == IR_I32)
+        r = saturating_to_i32(v, o);
     else if (from == IR_F32) {
         unsigned id = LLVMLookupIntrinsicID("llvm.fptosi.sat", 15);
         LLVMTypeRef tys[2] = { t, LLVMTypeOf(o) };
@@ -553,15 +574,19 @@ static LLVMValueRef vindex(vec *v, const ir_buffer *buf, int d, vval i, bool cla
     return em_intrinsic(e, "llvm.smin", vt, hi2, 2);
 }
 
-/* Offsets of buf's elements at index vectors idx (i64 vector). */
+/* Offsets of buf's elements at index vectors idx, as an i32 vector: every image has at most
+ * 2^31 elements (lang/bind.c) and the indices of a gather are in bounds (clamped or proven),
+ * so each partial sum of idx[d] * stride[d] is a non-negative offset below 2^31. In 64 bits
+ * the products cost AVX2 three multiplies and four shifts or adds per four lanes (it has no
+ * 64-bit vector multiply): most of the bilateral grid's slice, whose 16 gathers per pixel
+ * read a 4-D grid. */
 static LLVMValueRef voffsets(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
 {
     emit *e = v->e;
-    LLVMTypeRef v64 = LLVMVectorType(e->t_i64, (unsigned)v->W);
-    LLVMValueRef off = LLVMBuildSExt(e->b, idx[0], v64, "");
+    LLVMValueRef off = idx[0];
     for (int d = 1; d < buf->ndims; d++) {
-        LLVMValueRef t = LLVMBuildMul(e->b, LLVMBuildSExt(e->b, idx[d], v64, ""),
-                                      splat(v, em_var(e, buf->stride[d])), "");
+        LLVMValueRef stride = LLVMBuildTrunc(e->b, em_var(e, buf->stride[d]), e->t_i32, "");
+        LLVMValueRef t = LLVMBuildMul(e->b, idx[d], splat(v, stride), "");
         off = LLVMBuildAdd(e->b, off, t, "");
     }
     return off;

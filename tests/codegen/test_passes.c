@@ -95,9 +95,9 @@ static void test_store_fill_is_generated(void)
 }
 
 /* The optimized LLVM module of blur under schedule text (approximations and execution). */
-static char *llvm_text(const char *sched)
+static char *llvm_text_of(const char *app, const char *sched)
 {
-    pf_program *p = cg_load_app("blur");
+    pf_program *p = cg_load_app(app);
     pf_error err;
     pf_schedule *s = pf_schedule_from_string(p, sched, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
@@ -114,6 +114,11 @@ static char *llvm_text(const char *sched)
     pf_schedule_delete(s);
     pf_program_free(p);
     return text;
+}
+
+static char *llvm_text(const char *sched)
+{
+    return llvm_text_of("blur", sched);
 }
 
 static int count(const char *text, const char *what)
@@ -138,6 +143,21 @@ static void test_strided_taps_load_once(void)
     CU_ASSERT(masked >= 1 && masked <= 4);  /* 17 per copy of the loop body without groups */
     CU_ASSERT_EQUAL(count(ll, "call void @llvm.masked.scatter"), 0);
     CU_ASSERT(count(ll, "!nontemporal") >= 1);  /* the image rows bypass the cache */
+    free(ll);
+}
+
+/* The bilateral grid's slice gathers from a 4-D grid at coordinates converted from floats: the
+ * gathers' offsets are 32-bit vector arithmetic (64-bit products are three multiplies each on
+ * AVX2) and float lanes convert to int32 with one vector conversion, not lane by lane
+ * (llvm.fptosi.sat on vectors). */
+static void test_gathers_and_conversions_stay_vectors(void)
+{
+    char *ll = llvm_text_of("bilateral_grid", "trilerp_loop exec tile 256 8 vectorize 8\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ll);
+    CU_ASSERT(count(ll, "@llvm.masked.gather") + count(ll, "load float") >= 1);
+    CU_ASSERT_EQUAL(count(ll, "mul <8 x i64>") + count(ll, "mul nsw <8 x i64>"), 0);
+    CU_ASSERT_EQUAL(count(ll, "@llvm.fptosi.sat.v8"), 0);  /* (SLP may pair scalar ones) */
+    CU_ASSERT(count(ll, "fptosi <8 x float>") >= 1);
     free(ll);
 }
 
@@ -220,5 +240,6 @@ static void test_affine_bounds_through_min_max(void)
 PF_TEST_SUITE(codegen_passes, PF_TEST(test_lattice_reads_lose_their_checks),
               PF_TEST(test_ondemand_reads_on_samples_are_plain),
               PF_TEST(test_store_fill_is_generated), PF_TEST(test_strided_taps_load_once),
+              PF_TEST(test_gathers_and_conversions_stay_vectors),
               PF_TEST(test_simplify_multiples), PF_TEST(test_affine_positive_variables),
               PF_TEST(test_affine_bounds_through_min_max))

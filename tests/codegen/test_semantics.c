@@ -34,6 +34,14 @@ static const sem_case cases[] = {
       "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
       "  for each (x, y) of out as s\n"
       "    out[x, y] = float(int((in[x, y] - 0.5) * 7.0)) + float(int(in[x, y] * 3.0e10) % 17);\n}\n", 1 },
+    { "float to int in vector lanes: NaN, infinities, the ends of the int range",
+      "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+      "  for each (x, y) of out as s {\n    float v = in[x, y]; float z = v - v;\n"
+      "    int a = int((v - 0.5) * 6.0e9); int b = int(z / z); int c = int(1.0 / z);\n"
+      "    int d = int(-1.0 / z); int e = int(2147483520.0 + v); int f = int(-2147483648.0 - v);\n"
+      "    int g = int(2147483648.0 + v * 1000.0); int h = int(v * 9.0 - 4.5);\n"
+      "    out[x, y] = float(a % 1000) + float(b) + float(c % 7) + float(d % 11)\n"
+      "              + float(e % 13) + float(f % 17) + float(g % 19) + float(h);\n  }\n}\n", 1 },
     { "min max clamp and comparisons with NaN-free floats",
       "pipeline p(image in[W, H, 3]) -> (image out[W, H, 3]) {\n"
       "  for each (x, y, c) of out as s\n"
