@@ -15,12 +15,16 @@ typedef struct captures {
     char *defined;     /* by var id: defined inside the body */
     char *used;        /* by var id: used inside the body */
     char *bufs;        /* by buffer id: used inside the body */
+    char *scalar_slot; /* by var id: 1 a mutable or loop variable the body reads, 2 one it
+                          assigns */
 } captures;
 
 static void use_var(captures *c, const ir_var *v)
 {
     if (!v->const_init)
         c->used[v->id] = 1;
+    if ((v->kind == IR_VAR_MUT || v->kind == IR_VAR_LOOP) && !c->scalar_slot[v->id])
+        c->scalar_slot[v->id] = 1;
 }
 
 static void use_buf(captures *c, const ir_buffer *b)
@@ -68,6 +72,7 @@ static void walk_stmt(captures *c, const ir_stmt *s)
         break;
     case IR_S_ASSIGN: case IR_S_ARRAY_STORE: case IR_S_SORT:
         use_var(c, s->var);
+        c->scalar_slot[s->var->id] = 2;
         break;
     case IR_S_STORE: case IR_S_ALLOC:
         use_buf(c, s->buf);
@@ -187,6 +192,18 @@ static int count_bufs(const captures *c, const saved_state *out)
     return n;
 }
 
+/* A scalar of the caller's frame copied into the chunk's own slot, read once: the body reads
+ * the copy, which LLVM keeps in a register. Read through the caller's address, it was
+ * loaded again after every store the body makes to memory LLVM cannot tell apart from the
+ * caller's frame (a window from pf_rt_alloc): the image rows of the paper's blur variant
+ * reloaded and re-multiplied their channel's offset for every vector. */
+static LLVMValueRef local_copy(emit *e, LLVMValueRef caller_slot, LLVMTypeRef t)
+{
+    LLVMValueRef local = entry_alloca(e, t, "captured");
+    LLVMBuildStore(e->b, LLVMBuildLoad2(e->b, t, caller_slot, ""), local);
+    return local;
+}
+
 /* The chunk function: `i32 chunk(ptr closure, i32 begin, i32 end, ptr noalias buf...)`. The
  * buffers arrive as noalias arguments (not through the closure) so LLVM keeps knowing that
  * distinct images never alias, which it needs to vectorize the body. Slots of the closure:
@@ -228,6 +245,8 @@ static LLVMValueRef outline(emit *e, const captures *c, const saved_state *out)
          * the caller's frame (alive while the call waits; stage bodies only read them). */
         LLVMValueRef raw = LLVMBuildLoad2(e->b, e->t_i64, slot_ptr(e, closure, slot++), "");
         e->var[id] = from_slot(e, raw, LLVMTypeOf(out->var[id]));
+        if (c->scalar_slot[id] == 1 && LLVMIsAAllocaInst(out->var[id]))
+            e->var[id] = local_copy(e, e->var[id], LLVMGetAllocatedType(out->var[id]));
     }
     int k = 3;
     for (int id = 0; id < f->n_buffers; id++)
@@ -291,7 +310,7 @@ void em_parallel_for(emit *e, const ir_stmt *s)
 {
     const ir_func *f = e->irf;
     captures c = { f, pf_xcalloc((size_t)f->n_vars + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1),
-                   pf_xcalloc((size_t)f->n_buffers + 1, 1) };
+                   pf_xcalloc((size_t)f->n_buffers + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1) };
     c.defined[s->var->id] = 1;
     walk_stmt(&c, s->then_s);
     /* Outside: evaluate the bounds and pack the closure. */
@@ -343,4 +362,5 @@ void em_parallel_for(emit *e, const ir_stmt *s)
     free(c.defined);
     free(c.used);
     free(c.bufs);
+    free(c.scalar_slot);
 }
