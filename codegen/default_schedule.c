@@ -3,7 +3,8 @@
  * (AVX2 width for floats); serial (scatter) stages run as written.
  *
  * On top of that one fusion rule, the one that pays most in Halide's schedules: an exact stage
- * whose only consumer reads it through a small stencil (every read at the consumer's own x and
+ * (or one sampled on a grid and reconstructed on demand, pf_lower_at_scratch_ok) whose only
+ * consumer reads it through a small stencil (every read at the consumer's own x and
  * y plus a constant offset, or a reduction or loop variable with constant bounds, of at most
  * MAX_HALO, and at exactly the consumer's own index along further dimensions) is computed per
  * TILE_X x TILE_Y tile of that consumer, in a scratch window that stays in cache (lower_at.c),
@@ -163,7 +164,7 @@ static bool fusable(const pf_program *prog, const pf_exec_gene *given, const pf_
     if (c < 0 || (given && given[c].set) || out[c].at != -1)
         return false;
     const pf_stage *ps = prog->stages[p], *cs = prog->stages[c];
-    return !ps->approx && plain_stage(ps) && plain_stage(cs) && single_nest(cs) &&
+    return plain_stage(ps) && plain_stage(cs) && single_nest(cs) &&
            pf_lower_at_scratch_ok(prog, ps) && stencil_reads(cs, ps->image->image);
 }
 
@@ -195,8 +196,12 @@ void pf_default_schedule(const pf_program *prog, const pf_exec_gene *given, pf_e
             continue;
         int c = pf_exec_sole_consumer(prog, p);
         out[p].at = c;
-        out[c].tile[0] = TILE_X;
-        out[c].tile[1] = TILE_Y;
+        if (pf_lower_tile_fill_ok(prog, prog->stages[c])) {
+            tile_for_fill(prog->stages[c], &out[c]);
+        } else {
+            out[c].tile[0] = TILE_X;
+            out[c].tile[1] = TILE_Y;
+        }
     }
     for (int i = 0; i < prog->n_stages; i++)
         if (!(given && given[i].set) && out[i].tile[0] == 0 &&

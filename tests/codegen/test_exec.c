@@ -294,6 +294,15 @@ static void test_default_schedule_fuses_stencils(void)
     ir = cg_ir_dump(p, "loop_output exec vectorize 8\n");  /* the consumer set: no fusion */
     CU_ASSERT_PTR_NULL(strstr(ir, "window"));
     free(ir);
+    /* The paper's variant: the horizontal pass, sampled on a grid and reconstructed on
+     * demand, is computed per tile of the vertical pass too (its samples in a window), and
+     * that stage's tiles are the fill's (per-tile fill: out_samples, out_rows). */
+    ir = cg_ir_dump(p, "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                       "loop_output grid 4 4 1 reconstruct store linear\n");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "] window temp_grid_origin0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "] window out_rows_origin0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "step 128"));  /* 512 pixels of x at spacing 4 */
+    free(ir);
     pf_program_free(p);
     p = cg_load_app("unsharp_mask");
     ir = cg_ir_dump(p, "");
