@@ -71,7 +71,7 @@ static int number(const char *opt, const char *v, double lo, double hi, double *
 
 static int integer(const char *opt, const char *v, int lo, int hi, int *out)
 {
-    double d;
+    double d = 0;
     if (number(opt, v, lo, hi, &d))
         return 2;
     if (d != floor(d))
@@ -111,9 +111,10 @@ static int ga_option(tune_args *a, const char *s, const char *v, bool *known)
     if (strcmp(s, "--p-accept-for") == 0)
         return number(s, v, 0, 1, &g->genome.p_accept_for);
     if (strcmp(s, "--hints") == 0) {
-        int h;
+        int h = 0;
         int rc = integer(s, v, 0, 1, &h);
-        g->genome.hints = h;
+        if (rc == 0)
+            g->genome.hints = h;
         return rc;
     }
     *known = false;
@@ -173,9 +174,10 @@ static int parse_option(tune_args *a, const char *s, const char *v)
     else if (strcmp(s, "--max-error") == 0)
         return number(s, v, 1e-6, 1e6, &a->cfg.max_error);
     else if (strcmp(s, "--watchdog-s") == 0) {
-        double d;
+        double d = 0;
         rc = number(s, v, 1, 1e7, &d);
-        a->pool.watchdog_ms = d * 1000;
+        if (rc == 0)
+            a->pool.watchdog_ms = d * 1000;
         return rc;
     } else
         return pf_cli_usage("tune", "unknown option '%s'", s);
