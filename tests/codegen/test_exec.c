@@ -301,7 +301,7 @@ static void test_default_schedule_fuses_stencils(void)
                        "loop_output grid 4 4 1 reconstruct store linear\n");
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "] window temp_grid_origin0"));
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "] window out_rows_origin0"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "step 128"));  /* 512 pixels of x at spacing 4 */
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "step 512"));  /* 2048 pixels of x at spacing 4 */
     free(ir);
     pf_program_free(p);
     p = cg_load_app("unsharp_mask");
