@@ -248,7 +248,8 @@ int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err)
     } else {
         int32_t status = v->fn(buffers);
         if (status == 1)
-            rc = pf_fail(err, "the pipeline ran out of memory");
+            rc = pf_fail(err, "the pipeline ran out of memory (or an intermediate image "
+                              "spans more than 2^31 elements)");
         else if (status == 2)
             rc = pf_fail(err, "a buffer's x stride is not 1");
         else if (status != 0)

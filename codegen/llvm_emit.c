@@ -219,6 +219,24 @@ static LLVMValueRef window_base(emit *e, const ir_buffer *b, LLVMValueRef p)
     return LLVMBuildGEP2(e->b, e->t_f32, p, &off, 1, "window");
 }
 
+/* Vector gathers and scatters of internal buffers compute 32-bit element offsets (llvm_vec.c):
+ * every offset of the image, sum of index * stride (a window's strides with the image's
+ * indices), must stay below 2^31. Images have at most 2^31 elements (lang/bind.c), but the
+ * padded rows can push the offsets of one that size past it: that run fails as an allocation
+ * failure would, before anything is computed. */
+static void fail_if_offsets_overflow(emit *e, const ir_buffer *b)
+{
+    LLVMValueRef span = em_i64(e, 0);
+    for (int d = 0; d < b->ndims; d++) {
+        LLVMValueRef n = LLVMBuildSExt(e->b, em_var(e, b->extent[d]), e->t_i64, "");
+        span = LLVMBuildAdd(e->b, span, LLVMBuildMul(e->b, n, em_var(e, b->stride[d]), ""), "");
+    }
+    LLVMBasicBlockRef ok = new_block(e, "offsets_ok");
+    LLVMValueRef big = LLVMBuildICmp(e->b, LLVMIntSGT, span, em_i64(e, INT32_MAX), "");
+    LLVMBuildCondBr(e->b, big, e->fail_bb, ok);
+    LLVMPositionBuilderAtEnd(e->b, ok);
+}
+
 static void em_alloc(emit *e, const ir_stmt *s)
 {
     const ir_buffer *b = s->buf;
@@ -227,6 +245,7 @@ static void em_alloc(emit *e, const ir_stmt *s)
         e->var[b->size[d]->id] = em_expr(e, s->window[2 * d + 1]);
     }
     LLVMValueRef count = em_strides(e, b);
+    fail_if_offsets_overflow(e, b);
     LLVMValueRef bytes = LLVMBuildMul(e->b, count, em_i64(e, 4), "");
     LLVMValueRef args[2] = { bytes, em_i32(e, s->zero ? 1 : 0) };
     LLVMTypeRef ps[2] = { e->t_i64, e->t_i32 };

@@ -133,18 +133,6 @@ static bool has_median_expr(const ir_expr *e)
     return false;
 }
 
-static bool has_loop(const ir_stmt *s)
-{
-    if (!s)
-        return false;
-    if (s->kind == IR_S_FOR)
-        return true;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        if (has_loop(s->body[i]))
-            return true;
-    return s->kind != IR_S_BLOCK && (has_loop(s->then_s) || has_loop(s->else_s));
-}
-
 static bool has_median(const ir_stmt *s)
 {
     if (!s)
@@ -574,15 +562,31 @@ static LLVMValueRef vindex(vec *v, const ir_buffer *buf, int d, vval i, bool cla
     return em_intrinsic(e, "llvm.smin", vt, hi2, 2);
 }
 
-/* Offsets of buf's elements at index vectors idx, as an i32 vector: every image has at most
- * 2^31 elements (lang/bind.c) and the indices of a gather are in bounds (clamped or proven),
- * so each partial sum of idx[d] * stride[d] is a non-negative offset below 2^31. In 64 bits
- * the products cost AVX2 three multiplies and four shifts or adds per four lanes (it has no
- * 64-bit vector multiply): most of the bilateral grid's slice, whose 16 gathers per pixel
- * read a 4-D grid. */
+static LLVMValueRef voffsets64(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
+{
+    emit *e = v->e;
+    LLVMTypeRef v64 = LLVMVectorType(e->t_i64, (unsigned)v->W);
+    LLVMValueRef off = LLVMBuildSExt(e->b, idx[0], v64, "");
+    for (int d = 1; d < buf->ndims; d++) {
+        LLVMValueRef t = LLVMBuildMul(e->b, LLVMBuildSExt(e->b, idx[d], v64, ""),
+                                      splat(v, em_var(e, buf->stride[d])), "");
+        off = LLVMBuildAdd(e->b, off, t, "");
+    }
+    return off;
+}
+
+/* Offsets of buf's elements at index vectors idx. An internal buffer's are an i32 vector: the
+ * indices of a gather are in bounds (clamped or proven) and its allocation checked that
+ * every such offset is below 2^31 (llvm_emit.c), so no partial sum of idx[d] * stride[d]
+ * wraps. In 64 bits the products cost AVX2 three multiplies and four shifts or adds per four
+ * lanes (it has no 64-bit vector multiply): a tenth of the bilateral grid's time, whose slice
+ * gathers 16 values per pixel from a 4-D grid. Inputs and outputs have the caller's strides
+ * (a view into a larger image): 64-bit offsets. */
 static LLVMValueRef voffsets(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
 {
     emit *e = v->e;
+    if (buf->kind != IR_BUF_INTERNAL)
+        return voffsets64(v, buf, idx);
     LLVMValueRef off = idx[0];
     for (int d = 1; d < buf->ndims; d++) {
         LLVMValueRef stride = LLVMBuildTrunc(e->b, em_var(e, buf->stride[d]), e->t_i32, "");
@@ -1003,7 +1007,7 @@ static void vfor(vec *v, const ir_stmt *s)
     /* Before a median network, the loops that fill the window: the innermost is unrolled (its
      * elements at constant offsets, 8% fewer instructions run), the others would only copy
      * code (compile time). */
-    if (v->no_unroll && has_loop(s->then_s)) {
+    if (v->no_unroll && ir_has_loop(s->then_s)) {
         e->cold++;
         em_loop_metadata(e, br, 1, false);
         e->cold--;

@@ -337,6 +337,50 @@ static void test_default_schedule_fuses_stencils(void)
     pf_program_free(p);
 }
 
+/* An internal image whose padded rows make its element offsets reach 2^31 (1024 floats pad to
+ * 1040 per row; 2^21 - 1 rows): the run fails before allocating it, as an allocation failure
+ * would, instead of letting 32-bit vector offsets (gathers of internal images) wrap. The same
+ * program with a smaller intermediate runs and matches the interpreter. */
+static void test_oversized_intermediate_fails_cleanly(void)
+{
+    static const char *srcs[2] = {
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "    image t[1024, 2097151];\n"
+        "    for each (x, y) of t as st t[x, y] = float(x);\n"
+        "    for each (x, y) of out as so out[x, y] = t[(x * 7) % 1024, y] + in[x, y];\n}\n",
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "    image t[1024, 64];\n"
+        "    for each (x, y) of t as st t[x, y] = float(x);\n"
+        "    for each (x, y) of out as so out[x, y] = t[(x * 7) % 1024, y] + in[x, y];\n}\n",
+    };
+    pf_image *in = cg_synthetic(40, 9, 1, 7u);
+    for (int i = 0; i < 2; i++) {
+        pf_error err;
+        pf_program *p = pf_compile_string("big.pf", srcs[i], &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        pf_param_values pv;
+        pf_params_init(&pv, p);
+        pf_compile_options o = { 0 };
+        pf_variant *v = cg_compile(p, &pv, &o);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+        cg_run got;
+        int rc = cg_run_variant(v, p, &pv, &in, 1, &got);
+        CU_ASSERT(i == 0 ? rc != 0 : rc == 0);
+        if (i == 1) {
+            cg_run ref;
+            CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref),
+                                  0);
+            CU_ASSERT(cg_max_abs_diff(ref.out[0], got.out[0]) == 0.0);
+            cg_run_free(&ref);
+        }
+        cg_run_free(&got);
+        pf_variant_free(v);
+        pf_params_free(&pv);
+        pf_program_free(p);
+    }
+    pf_image_free(in);
+}
+
 /* Rows of a multiple of 1024 floats get padded (no 4 KiB row stride): the JIT and the C
  * backend still equal the interpreter on such an image, exact and perforated on demand. */
 static void test_page_wide_rows(void)
@@ -507,4 +551,5 @@ PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest), PF_TES
               PF_TEST(test_compute_at_refuses_reference),
               PF_TEST(test_compute_at_refuses_recomputation), PF_TEST(test_exec_regressions),
               PF_TEST(test_default_schedule_fuses_stencils), PF_TEST(test_page_wide_rows),
+              PF_TEST(test_oversized_intermediate_fails_cleanly),
               PF_TEST(test_random_exec_schedules_keep_results))

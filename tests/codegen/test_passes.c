@@ -82,10 +82,11 @@ static void test_store_fill_is_generated(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "vectorized for<8> fx"));  /* columns in lanes */
     CU_ASSERT_PTR_NULL(strstr(ir, "zero_buffer(out)"));  /* the fill writes every sample */
     free(ir);
-    /* the default schedule tiles the stage (128 x 16 samples), which then fills per tile */
+    /* the default schedule tiles the stage (512 x 32 samples: its producer is fused), which
+     * then fills per tile */
     ir = cg_ir_dump(p, paper);
     const char *yo = strstr(ir, "parallel for yo"), *win = strstr(ir, "allocate out_samples");
-    CU_ASSERT(yo && win && yo < win && strstr(yo, "step 16\n"));
+    CU_ASSERT(yo && win && yo < win && strstr(yo, "step 32\n"));
     CU_ASSERT_PTR_NULL(strstr(ir, "for fj"));
     free(ir);
     /* Gaussian reconstruction stays a runtime call, and the output is zeroed first */
