@@ -192,3 +192,15 @@ void ir_defined_vars(const ir_stmt *s, char *mark)
         ir_defined_vars(s->else_s, mark);
     }
 }
+
+bool ir_has_loop(const ir_stmt *s)
+{
+    if (!s)
+        return false;
+    if (s->kind == IR_S_FOR)
+        return true;
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
+        if (ir_has_loop(s->body[i]))
+            return true;
+    return s->kind != IR_S_BLOCK && (ir_has_loop(s->then_s) || ir_has_loop(s->else_s));
+}

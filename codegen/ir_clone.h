@@ -25,4 +25,7 @@ ir_stmt *ir_clone_stmt(ir_func *f, ir_subst *sub, const ir_stmt *s);
 /* Marks (by var id) every variable defined inside s. */
 void ir_defined_vars(const ir_stmt *s, char *mark);
 
+/* Whether s contains a loop (an IR_S_FOR anywhere inside, s itself included). */
+bool ir_has_loop(const ir_stmt *s);
+
 #endif

@@ -70,6 +70,16 @@ static void lower_block(lower_ctx *c, const pf_stmt *s)
     lower_block_from(c, s, 0);
 }
 
+/* A local's initial value: its initializer, else the zero of its type. */
+static ir_expr *decl_init(lower_ctx *c, const pf_stmt *s, ir_type t)
+{
+    if (s->value)
+        return lower_expr_as(c, s->value, t);
+    if (t == IR_F32)
+        return ir_const_f32(c->f, 0.0f);
+    return t == IR_BOOL ? ir_const_bool(c->f, false) : ir_const_i32(c->f, 0);
+}
+
 static void lower_decl(lower_ctx *c, const pf_stmt *s)
 {
     const pf_symbol *sym = s->sym;
@@ -81,13 +91,7 @@ static void lower_decl(lower_ctx *c, const pf_stmt *s)
         c->frame->arrays[sym->slot] = a;
         return;
     }
-    ir_expr *init;
-    if (s->value)
-        init = lower_expr_as(c, s->value, t);
-    else if (t == IR_F32)
-        init = ir_const_f32(c->f, 0.0f);
-    else
-        init = t == IR_BOOL ? ir_const_bool(c->f, false) : ir_const_i32(c->f, 0);
+    ir_expr *init = decl_init(c, s, t);
     ir_var *v = ir_var_new(c->f, sym->name, t, IR_VAR_MUT);
     lower_emit(c, ir_decl(c->f, v, init));
     c->frame->slots[sym->slot] = ir_ref(c->f, v);
@@ -132,13 +136,7 @@ static void lower_let_decl(lower_ctx *c, const pf_stmt *s)
 {
     const pf_symbol *sym = s->sym;
     ir_type t = lower_type(sym->type);
-    ir_expr *init;
-    if (s->value)
-        init = lower_expr_as(c, s->value, t);
-    else if (t == IR_F32)
-        init = ir_const_f32(c->f, 0.0f);
-    else
-        init = t == IR_BOOL ? ir_const_bool(c->f, false) : ir_const_i32(c->f, 0);
+    ir_expr *init = decl_init(c, s, t);
     c->frame->slots[sym->slot] = lower_snapshot(c, sym->name, init);
 }
 

@@ -582,17 +582,23 @@ static bool short_loop(const ir_stmt *s)
            step > 0 && (hi - lo + step - 1) / step <= MAX_UNSPLIT_TRIPS;
 }
 
-/* Whether s contains a loop. */
-static bool has_loop(const ir_stmt *s)
+/* The constraints on loop s's variable from its body (the caller frees it with free_split). */
+static split *collect_split(bounds_ctx *b, const ir_stmt *s)
 {
-    if (!s)
-        return false;
-    if (s->kind == IR_S_FOR)
-        return true;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        if (has_loop(s->body[i]))
-            return true;
-    return s->kind != IR_S_BLOCK && (has_loop(s->then_s) || has_loop(s->else_s));
+    split *sp = pf_xcalloc(1, sizeof *sp);
+    char *mark = pf_xcalloc((size_t)b->f->n_vars + 1, 1);
+    ir_defined_vars(s->then_s, mark);
+    sp->v = s->var;
+    sp->inner_mark = mark;
+    collect_stmt(b, sp, s->then_s);
+    keep_implied_comparisons(sp);
+    return sp;
+}
+
+static void free_split(split *sp)
+{
+    free((char *)sp->inner_mark);
+    free(sp);
 }
 
 /* Whether a vectorized loop in s whose body has loops (a stencil's window loops) has checks on
@@ -602,18 +608,11 @@ static bool vector_loop_splits(bounds_ctx *b, const ir_stmt *s)
     if (!s)
         return false;
     if (s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_VECTORIZED && !short_loop(s) &&
-        has_loop(s->then_s)) {
-        split *sp = pf_xcalloc(1, sizeof *sp);
-        char *mark = pf_xcalloc((size_t)b->f->n_vars + 1, 1);
-        ir_defined_vars(s->then_s, mark);
-        sp->v = s->var;
-        sp->inner_mark = mark;
-        collect_stmt(b, sp, s->then_s);
-        keep_implied_comparisons(sp);
+        ir_has_loop(s->then_s)) {
+        split *sp = collect_split(b, s);
         drop_redundant(sp);
         bool splits = worth_splitting(b, s, sp);
-        free(mark);
-        free(sp);
+        free_split(sp);
         if (splits)
             return true;
     }
@@ -637,21 +636,14 @@ static bool checks_only_in_split_vector_loop(bounds_ctx *b, const ir_stmt *s, co
 
 static ir_stmt *bounds_for(bounds_ctx *b, const ir_stmt *s)
 {
-    if (!s->no_split && !short_loop(s) && !(b->in_border && has_loop(s->then_s))) {
-        split *sp = pf_xcalloc(1, sizeof *sp);
-        char *mark = pf_xcalloc((size_t)b->f->n_vars + 1, 1);
-        ir_defined_vars(s->then_s, mark);
-        sp->v = s->var;
-        sp->inner_mark = mark;
-        collect_stmt(b, sp, s->then_s);
-        keep_implied_comparisons(sp);
+    if (!s->no_split && !short_loop(s) && !(b->in_border && ir_has_loop(s->then_s))) {
+        split *sp = collect_split(b, s);
         sp->n_all = sp->n;
         memcpy(sp->all, sp->c, sizeof *sp->c * (size_t)sp->n);
         drop_redundant(sp);
         ir_stmt *r = worth_splitting(b, s, sp) && !checks_only_in_split_vector_loop(b, s, sp)
                          ? split_loop(b, s, sp) : NULL;
-        free(mark);
-        free(sp);
+        free_split(sp);
         if (r)
             return r;
     }
