@@ -25,7 +25,9 @@ static const char run_usage[] =
     "  --threads N         threads for parallel loops (default: all cores)\n"
     "  --dump-ir FILE      write the final loop IR\n"
     "  --emit-llvm FILE    write the optimized LLVM IR\n"
-    "  --emit-c DIR        write the generated C source, header and runtime\n";
+    "  --emit-c DIR        write the generated C source, header and runtime\n"
+    "  --fp-contract       JIT: fuse multiplies into the adds that use them (FMA; results\n"
+    "                      then differ from the interpreter's by about an ulp per fused add)\n";
 
 #define RUN_MAX 16
 
@@ -98,6 +100,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             return -1;
         } else if (strcmp(s, "--interp") == 0) {
             a->copt.backend = PF_BACKEND_INTERP;
+        } else if (strcmp(s, "--fp-contract") == 0) {
+            a->copt.fp_contract = true;
         } else if (s[0] == '-' && s[1] == '-' && i + 1 < argc) {
             rc = parse_option(a, s, argv[++i]);
         } else if (s[0] != '-' && !a->program) {

@@ -185,7 +185,7 @@ pf_variant *pf_compile(const pf_program *prog, const pf_param_values *params,
     if (f && o->backend == PF_BACKEND_JIT) {
         pf_jit_times jt;
         pf_jit_options jo = { o->opt_level ? o->opt_level : 3, o->emit_llvm, NULL,
-                              o->llvm_default_passes, &jt };
+                              o->llvm_default_passes, o->fp_contract, &jt };
         v->jit = pf_jit_compile(f, &jo, err);
         if (v->jit) {
             v->stats.emit_ms = jt.emit_ms;

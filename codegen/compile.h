@@ -22,6 +22,8 @@ typedef struct pf_compile_options {
     int opt_level;            /* LLVM (JIT) and cc (C backend) optimisation level; 0 = default 3 */
     bool llvm_default_passes; /* JIT: LLVM's default<O3> instead of perfora's pass list (slower
                                  to compile, same outputs; for comparisons, see jit.h) */
+    bool fp_contract;         /* JIT: fuse a product into the add that uses it (one FMA; about
+                                 an ulp from the interpreter per fused add; llvm_contract.c) */
     bool no_bounds_pass;      /* keep every boundary check (tests, benches) */
     bool no_congruence;       /* on-demand reads without Z3's constant weights (benches) */
     const char *dump_ir;      /* write the final loop IR here (text), or NULL */

@@ -2,6 +2,7 @@
 #include "codegen/jit.h"
 
 #include "base/arena.h"
+#include "codegen/llvm_contract.h"
 #include "codegen/llvm_emit.h"
 #include "codegen/runtime.h"
 
@@ -293,6 +294,8 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
         goto done;
     if (opt && opt->dump_llvm_unoptimized && write_module(mod, opt->dump_llvm_unoptimized, err))
         goto fail_mod;
+    if (opt && opt->fp_contract)
+        pf_llvm_contract(mod);
     tm = host_machine(level, err);
     lap(&t, &times->jit_ms);
     if (!tm || optimize(mod, tm, level, llvm_default, err) != 0)

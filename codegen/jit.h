@@ -31,6 +31,7 @@ typedef struct pf_jit_options {
     /* LLVM's own default<O3> pipeline at opt level 3 instead of perfora's shorter pass list
      * (same outputs, about twice the optimization time): for comparisons. */
     bool llvm_default_passes;
+    bool fp_contract;        /* fused multiply-adds (codegen/llvm_contract.h) */
     pf_jit_times *times;     /* filled in when not NULL */
 } pf_jit_options;
 

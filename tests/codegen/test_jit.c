@@ -1,10 +1,13 @@
 /* The JIT's options: perfora's pass list at opt level 3 against LLVM's default<O3>
  * (llvm_default_passes) and the lower opt levels, which must all compute the same outputs, and
  * the per-phase compile times a variant reports (pf_variant_stats). */
+#include "base/fileio.h"
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* app compiled with `a` and with `b`, run on in: the outputs must be equal to the bit (no
  * fast-math anywhere, so no pass may change a result). */
@@ -95,5 +98,39 @@ static void test_phase_times(void)
     pf_program_free(prog);
 }
 
+/* fp_contract: the optimized module fuses the blur's weighted sums (llvm.fmuladd; none
+ * without the option), and the outputs stay within 1e-5 of the unfused ones. */
+static void test_fp_contract(void)
+{
+    pf_program *prog = cg_load_app("blur");
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_image *in = cg_load_photo("man_made_1_256x192.png", 3);
+    cg_run r[2];
+    for (int fused = 0; fused < 2; fused++) {
+        pf_compile_options o = { 0 };
+        o.fp_contract = fused;
+        o.emit_llvm = pf_test_tmp(fused ? "fused.ll" : "plain.ll");
+        pf_variant *v = cg_compile(prog, &pv, &o);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+        CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &pv, &in, 1, &r[fused]), 0);
+        char *ll = NULL;
+        pf_error err;
+        CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
+        CU_ASSERT_EQUAL(strstr(ll, "@llvm.fmuladd") != NULL, fused);
+        free(ll);
+        pf_variant_free(v);
+    }
+    double d = cg_max_abs_diff(r[0].out[0], r[1].out[0]);
+    printf("\n    fused vs unfused max|diff| %g", d);
+    CU_ASSERT(d <= 1e-5);
+    cg_run_free(&r[0]);
+    cg_run_free(&r[1]);
+    pf_image_free(in);
+    pf_params_free(&pv);
+    pf_program_free(prog);
+}
+
 PF_TEST_SUITE(codegen_jit, PF_TEST(test_pass_list_matches_llvm_o3),
-              PF_TEST(test_opt_levels_agree), PF_TEST(test_phase_times))
+              PF_TEST(test_opt_levels_agree), PF_TEST(test_phase_times),
+              PF_TEST(test_fp_contract))
