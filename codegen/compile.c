@@ -40,14 +40,6 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The calling thread's CPU time, for the per-phase breakdown (compilation is single-threaded). */
-static double cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 const char *pf_backend_name(pf_backend b)
 {
     static const char *names[] = { "jit", "interp", "c" };
@@ -88,11 +80,11 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
                                    pf_variant_stats *stats, pf_error *err)
 {
     const pf_exec_gene *exec = o->schedule ? o->schedule->exec : NULL;
-    double t0 = cpu_ms();
+    double t0 = pf_thread_cpu_ms();
     ir_func *f = pf_lower(arena, prog, params, exec, err);
     if (!f || verify(f, "lowering", err))
         return NULL;
-    double t1 = cpu_ms();
+    double t1 = pf_thread_cpu_ms();
     stats->lower_ms = t1 - t0;
     pf_pass_stats ps = { 0 };
     if (!o->no_bounds_pass) {
@@ -107,7 +99,7 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     stats->checks_removed = ps.checks_removed;
     stats->ondemand_reads = ps.ondemand_reads;
     stats->congruences_proven = ps.congruences_proven;
-    stats->passes_ms = cpu_ms() - t1;
+    stats->passes_ms = pf_thread_cpu_ms() - t1;
     if (o->dump_ir && dump_ir(f, o->dump_ir, err))
         return NULL;
     if (o->emit_c_dir && pf_cgen_write_dir(f, "pf_pipeline", o->emit_c_dir, err))

@@ -55,7 +55,7 @@ const char *pf_jit_host_cpu(void)
 /* CPU time of the calling thread: compilation, code generation included (ORC materializes
  * on the thread that looks the function up), runs there, and on a shared machine this is
  * steadier than wall time. */
-static double cpu_ms(void)
+double pf_thread_cpu_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -65,7 +65,7 @@ static double cpu_ms(void)
 /* Adds the time since *t to *acc (when acc is not NULL) and restarts *t. */
 static void lap(double *t, double *acc)
 {
-    double now = cpu_ms();
+    double now = pf_thread_cpu_ms();
     if (acc)
         *acc += now - *t;
     *t = now;
@@ -282,7 +282,7 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
     bool llvm_default = opt && opt->llvm_default_passes;
     pf_jit_times scratch, *times = opt && opt->times ? opt->times : &scratch;
     memset(times, 0, sizeof *times);
-    double t = cpu_ms();
+    double t = pf_thread_cpu_ms();
     const char *name = "pf_pipeline";
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);

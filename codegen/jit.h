@@ -36,6 +36,8 @@ typedef struct pf_jit_options {
 } pf_jit_options;
 
 pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *err);
+/* CPU milliseconds of the calling thread: the clock of pf_jit_times. */
+double pf_thread_cpu_ms(void);
 pf_pipeline_fn pf_jit_function(const pf_jit *j);
 void pf_jit_free(pf_jit *j);
 

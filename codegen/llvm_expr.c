@@ -206,19 +206,23 @@ static LLVMValueRef em_noise(emit *e, const ir_expr *x)
     return em_call_ext(e, "pf_rt_noise", e->t_f32, ps, 5, args);
 }
 
-static LLVMValueRef em_median(emit *e, const ir_expr *x)
+LLVMValueRef em_runtime_median(emit *e, const ir_var *a, LLVMValueRef p, LLVMValueRef n)
 {
-    const ir_var *a = x->args[0]->var;
-    LLVMValueRef n = em_expr(e, x->args[1]);
     LLVMValueRef lo[2] = { n, em_i32(e, 1) };
     n = em_intrinsic(e, "llvm.smax", e->t_i32, lo, 2);
     LLVMValueRef hi[2] = { n, em_i32(e, a->array_len) };
     n = em_intrinsic(e, "llvm.smin", e->t_i32, hi, 2);
-    LLVMValueRef args[2] = { e->var[a->id], n };
+    LLVMValueRef args[2] = { p, n };
     LLVMTypeRef ps[2] = { e->t_ptr, e->t_i32 };
     bool f = a->type == IR_F32;
     return em_call_ext(e, f ? "pf_rt_median_f32" : "pf_rt_median_i32", em_type(e, a->type), ps,
                        2, args);
+}
+
+static LLVMValueRef em_median(emit *e, const ir_expr *x)
+{
+    const ir_var *a = x->args[0]->var;
+    return em_runtime_median(e, a, e->var[a->id], em_expr(e, x->args[1]));
 }
 
 static LLVMValueRef em_call(emit *e, const ir_expr *x)

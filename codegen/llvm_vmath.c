@@ -16,12 +16,27 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool available;
 
+/* Whether the comma-separated feature list f has "+name" (not just a longer name). */
+static bool has_feature(const char *f, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = f ? strstr(f, name) : NULL; p; p = strstr(p + 1, name))
+        if (p > f && p[-1] == '+' && (p[n] == ',' || p[n] == 0))
+            return true;
+    return false;
+}
+
+bool em_host_has_feature(const char *name)
+{
+    char *f = LLVMGetHostCPUFeatures();
+    bool has = has_feature(f, name);
+    LLVMDisposeMessage(f);
+    return has;
+}
+
 static void probe(void)
 {
-    char *features = LLVMGetHostCPUFeatures();
-    bool avx2 = features && strstr(features, "+avx2") != NULL;
-    LLVMDisposeMessage(features);
-    if (!avx2 || getenv("PF_NO_VECTOR_MATH"))
+    if (!em_host_has_feature("avx2") || getenv("PF_NO_VECTOR_MATH"))
         return;
     /* Kept loaded for the life of the process: compiled variants call into it. */
     void *h = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);

@@ -22,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/TargetMachine.h>
-
 /* Arrays up to this length get a network (81 elements: 1094 min/max instructions, 128:
  * 2011); longer ones only the per-lane calls, whose code does not grow with the length. */
 #define MAX_NETWORK_LEN 128
@@ -167,22 +165,10 @@ static int schedule(const network *net, int len, int out, int *order)
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 static bool host_avx, host_sse;
 
-/* Whether the comma-separated feature list f has "+name" (not just a longer name). */
-static bool has_feature(const char *f, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = f ? strstr(f, name) : NULL; p; p = strstr(p + 1, name))
-        if (p > f && p[-1] == '+' && (p[n] == ',' || p[n] == 0))
-            return true;
-    return false;
-}
-
 static void probe_host(void)
 {
-    char *f = LLVMGetHostCPUFeatures();
-    host_avx = has_feature(f, "avx");
-    host_sse = has_feature(f, "sse");
-    LLVMDisposeMessage(f);
+    host_avx = em_host_has_feature("avx");
+    host_sse = em_host_has_feature("sse");
 }
 
 typedef struct minmax {
@@ -335,20 +321,6 @@ static LLVMValueRef network_fn(vec *v, const ir_var *a)
 
 /* ---- the call ---- */
 
-/* The runtime's median of n elements at p (n clamped into [1, len] as the scalar code does). */
-static LLVMValueRef runtime_median(emit *e, const ir_var *a, LLVMValueRef p, LLVMValueRef n)
-{
-    LLVMValueRef lo[2] = { n, em_i32(e, 1) };
-    n = em_intrinsic(e, "llvm.smax", e->t_i32, lo, 2);
-    LLVMValueRef hi[2] = { n, em_i32(e, a->array_len) };
-    n = em_intrinsic(e, "llvm.smin", e->t_i32, hi, 2);
-    LLVMValueRef args[2] = { p, n };
-    LLVMTypeRef ps[2] = { e->t_ptr, e->t_i32 };
-    bool f = a->type == IR_F32;
-    return em_call_ext(e, f ? "pf_rt_median_f32" : "pf_rt_median_i32", em_type(e, a->type), ps,
-                       2, args);
-}
-
 /* Every lane's median by the runtime (pf_rt_median_lanes_*), stored at out. */
 static void lanes_median(vec *v, const ir_var *a, LLVMValueRef nv, LLVMValueRef out)
 {
@@ -373,12 +345,12 @@ static vval outside_median(vec *v, const ir_expr *x, vval n)
     emit *e = v->e;
     const ir_var *a = x->args[0]->var;
     if (n.kind == V_UNIFORM)
-        return (vval){ V_UNIFORM, runtime_median(e, a, e->var[a->id], n.v), 0 };
+        return (vval){ V_UNIFORM, em_runtime_median(e, a, e->var[a->id], n.v), 0 };
     LLVMValueRef nv = vec_as_vector(v, n);
     LLVMValueRef r = LLVMGetPoison(vec_type(v, a->type));
     for (int l = 0; l < v->W; l++) {
         LLVMValueRef nl = LLVMBuildExtractElement(e->b, nv, em_i32(e, l), "");
-        r = LLVMBuildInsertElement(e->b, r, runtime_median(e, a, e->var[a->id], nl),
+        r = LLVMBuildInsertElement(e->b, r, em_runtime_median(e, a, e->var[a->id], nl),
                                    em_i32(e, l), "");
     }
     return (vval){ V_VECTOR, r, 0 };
