@@ -89,14 +89,14 @@ static void first_line(char *s)
     s[strcspn(s, "\n")] = 0;
 }
 
-static pf_variant *compile_sched(bench_prog *bp, const char *sched, int threads, bool no_cong,
-                                 bool contract, char *why, size_t nwhy)
+static pf_variant *compile_sched(bench_prog *bp, const char *sched, int threads, unsigned flags,
+                                 char *why, size_t nwhy)
 {
     pf_error err;
     pf_schedule *s = bench_prog_schedule(bp, sched, &err);
     pf_variant *v = NULL;
     if (!sched || s)
-        v = bench_compile_with(bp, s, threads, no_cong, contract, &err);
+        v = bench_compile_with(bp, s, threads, flags, &err);
     if (s) {
         pf_schedule_free(s);
         free(s);
@@ -216,10 +216,10 @@ static int part1(int reps)
         return 1;
     }
     char why[300] = "";
-    pf_variant *vx = compile_sched(&bp, NULL, 1, false, false, why, sizeof why);
-    pf_variant *va = compile_sched(&bp, BENCH_SRC "/apps/blur_paper.sched", 1, false, false, why,
+    pf_variant *vx = compile_sched(&bp, NULL, 1, 0, why, sizeof why);
+    pf_variant *va = compile_sched(&bp, BENCH_SRC "/apps/blur_paper.sched", 1, 0, why,
                                    sizeof why);
-    pf_variant *vn = compile_sched(&bp, BENCH_SRC "/apps/blur_paper.sched", 1, true, false, why,
+    pf_variant *vn = compile_sched(&bp, BENCH_SRC "/apps/blur_paper.sched", 1, BENCH_NO_CONGRUENCE, why,
                                    sizeof why);
     if (!vx || !va || !vn) {
         printf("n/a: %s\n", why);
@@ -373,7 +373,7 @@ static void part2_table(bench_prog *bp, pf_image *in, int threads, int reps, cha
         r->out = pf_image_new(w, h, 3, &err);
         snprintf(r->name, sizeof r->name, "perfora %s", s == 0 ? "exact default"
                                                                : base_name(names[s]));
-        r->v = compile_sched(bp, names[s], threads, false, false, r->why, sizeof r->why);
+        r->v = compile_sched(bp, names[s], threads, 0, r->why, sizeof r->why);
         r->ok = r->v != NULL;
     }
     /* The default variant with fused multiply-adds (opt-in; Halide fuses by default). */
@@ -381,7 +381,7 @@ static void part2_table(bench_prog *bp, pf_image *in, int threads, int reps, cha
     fc->in = in;
     fc->out = pf_image_new(w, h, 3, &err);
     snprintf(fc->name, sizeof fc->name, "perfora blur_paper.sched fp-contract");
-    fc->v = compile_sched(bp, names[1], threads, false, true, fc->why, sizeof fc->why);
+    fc->v = compile_sched(bp, names[1], threads, BENCH_FP_CONTRACT, fc->why, sizeof fc->why);
     fc->ok = fc->v != NULL;
     trow *cp = &rows[n++];
     snprintf(cp->name, sizeof cp->name, "streaming copy in -> out");

@@ -192,23 +192,24 @@ pf_schedule *bench_prog_schedule(bench_prog *bp, const char *path, pf_error *err
     return s;
 }
 
-pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads,
-                               bool no_congruence, bool fp_contract, pf_error *err)
+pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads, unsigned flags,
+                               pf_error *err)
 {
     pf_compile_options o;
     memset(&o, 0, sizeof o);
     o.backend = PF_BACKEND_JIT;
     o.schedule = s;
     o.threads = threads;
-    o.no_congruence = no_congruence;
-    o.fp_contract = fp_contract;
+    o.no_congruence = flags & BENCH_NO_CONGRUENCE;
+    o.fp_contract = flags & BENCH_FP_CONTRACT;
+    o.no_channel_unroll = flags & BENCH_NO_CHANNEL_UNROLL;
     return pf_compile(bp->prog, &bp->params, &o, err);
 }
 
 pf_variant *bench_compile(bench_prog *bp, const pf_schedule *s, int threads, bool no_congruence,
                           pf_error *err)
 {
-    return bench_compile_with(bp, s, threads, no_congruence, false, err);
+    return bench_compile_with(bp, s, threads, no_congruence ? BENCH_NO_CONGRUENCE : 0, err);
 }
 
 int bench_run(pf_variant *v, pf_image *in, pf_image *out, pf_error *err)

@@ -63,9 +63,14 @@ pf_schedule *bench_prog_schedule(bench_prog *bp, const char *path, pf_error *err
  * schedule). NULL with err on failure. */
 pf_variant *bench_compile(bench_prog *bp, const pf_schedule *s, int threads, bool no_congruence,
                           pf_error *err);
-/* The same with perfora's opt-in fused multiply-adds (pf_compile_options fp_contract). */
-pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads,
-                               bool no_congruence, bool fp_contract, pf_error *err);
+/* The same with compile options other than the default: BENCH_* bits. */
+enum {
+    BENCH_NO_CONGRUENCE = 1,      /* on-demand reads without Z3's constant weights */
+    BENCH_FP_CONTRACT = 2,        /* perfora's opt-in fused multiply-adds */
+    BENCH_NO_CHANNEL_UNROLL = 4,  /* channel loops outside y and x (pass_channels off) */
+};
+pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads, unsigned flags,
+                               pf_error *err);
 
 /* Runs a variant on one input and one output image. */
 int bench_run(pf_variant *v, pf_image *in, pf_image *out, pf_error *err);

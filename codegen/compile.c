@@ -95,10 +95,16 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     f = pf_pass_ondemand(f, !o->no_congruence, &ps);
     if (verify(f, "pass_ondemand", err))
         return NULL;
+    if (!o->no_channel_unroll) {
+        f = pf_pass_channels(f, &ps);
+        if (verify(f, "pass_channels", err))
+            return NULL;
+    }
     stats->loops_split = ps.loops_split;
     stats->checks_removed = ps.checks_removed;
     stats->ondemand_reads = ps.ondemand_reads;
     stats->congruences_proven = ps.congruences_proven;
+    stats->channels_unrolled = ps.channels_unrolled;
     stats->passes_ms = pf_thread_cpu_ms() - t1;
     if (o->dump_ir && dump_ir(f, o->dump_ir, err))
         return NULL;

@@ -26,6 +26,7 @@ typedef struct pf_compile_options {
                                  an ulp from the interpreter per fused add; llvm_contract.c) */
     bool no_bounds_pass;      /* keep every boundary check (tests, benches) */
     bool no_congruence;       /* on-demand reads without Z3's constant weights (benches) */
+    bool no_channel_unroll;   /* channel loops stay outside y and x (pass_channels off) */
     const char *dump_ir;      /* write the final loop IR here (text), or NULL */
     const char *emit_llvm;    /* write the optimized LLVM IR here, or NULL */
     const char *emit_c_dir;   /* write NAME.c/NAME.h/perfora_rt.* here, or NULL */
@@ -52,6 +53,7 @@ typedef struct pf_variant_stats {
     int checks_removed;
     int ondemand_reads;
     int congruences_proven;
+    int channels_unrolled;
     double lower_ms;         /* pf_lower */
     double passes_ms;        /* the loop-IR passes */
     double emit_ms;          /* loop IR -> LLVM IR */

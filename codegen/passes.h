@@ -12,6 +12,7 @@ typedef struct pf_pass_stats {
     int checks_removed;   /* pass_bounds: boundary checks proven unnecessary */
     int ondemand_reads;   /* pass_ondemand: on-demand reads expanded */
     int congruences_proven; /* pass_ondemand: dimensions whose weights Z3 made constant */
+    int channels_unrolled; /* pass_channels: channel loops moved into their pixel loops */
 } pf_pass_stats;
 
 /* pass_bounds.c: boundary-check removal and interior/border loop partitioning. */
@@ -20,5 +21,10 @@ ir_func *pf_pass_bounds(ir_func *f, pf_pass_stats *stats);
 /* pass_ondemand.c: expands on-demand reads (IR_INTERP), with congruence simplification through
  * Z3 unless `congruence` is false. Must run after pass_bounds and before emission. */
 ir_func *pf_pass_ondemand(ir_func *f, bool congruence, pf_pass_stats *stats);
+
+/* pass_channels.c: a pointwise stage's loop over a few channels (constant trip count 2..4)
+ * moves into its innermost loops, unrolled, where what every channel computes alike (reads
+ * included) is computed once per pixel. Runs after pass_ondemand. */
+ir_func *pf_pass_channels(ir_func *f, pf_pass_stats *stats);
 
 #endif
