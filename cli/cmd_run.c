@@ -5,6 +5,7 @@
 #include "perforate/apply.h"
 #include "search/pipeline_io.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,11 +213,22 @@ static int run_with(pf_program *prog, pf_param_values *pv, const run_args *a,
                 pf_image_free(inputs[k]);
             return -1;
         }
-    pf_io io;
-    if (pf_io_bind(&io, prog, pv, inputs, err))
-        return -1;
+    /* Compiled before the outputs are allocated, and what the compiler freed (most of LLVM's
+     * working memory, the decoder's buffers) handed back to the system: the peak RSS never
+     * holds LLVM's working memory and all the images at once. */
     pf_variant *v = pf_compile(prog, pv, copt, err);
-    int rc = v ? run_timed(v, &io, a, err) : -1;
+    if (!v) {
+        for (int i = 0; i < a->n_in; i++)
+            pf_image_free(inputs[i]);
+        return -1;
+    }
+    malloc_trim(0);
+    pf_io io;
+    if (pf_io_bind(&io, prog, pv, inputs, err)) {
+        pf_variant_free(v);
+        return -1;
+    }
+    int rc = run_timed(v, &io, a, err);
     for (int i = 0; rc == 0 && i < a->n_out; i++)
         rc = pf_image_save(io.out[i], a->out[i], err);
     pf_variant_free(v);

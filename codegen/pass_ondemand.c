@@ -31,7 +31,9 @@ typedef struct loop_fact {
 typedef struct od_ctx {
     ir_func *f;
     aff_env env;                 /* let values, for expanding indices */
-    pf_congruence_ctx *z3;       /* NULL: congruence simplification off */
+    bool congruence;             /* false: congruence simplification off */
+    pf_congruence_ctx *z3;       /* this thread's context, made by the first proof: a Z3
+                                  * context costs ~20 MB, and most programs ask for none */
     int n_loops;
     loop_fact loops[MAX_LOOPS];  /* the enclosing loops, outermost first */
     pf_arena scratch;            /* pf_cexpr nodes */
@@ -113,8 +115,10 @@ static const pf_cexpr *to_cexpr(od_ctx *c, const ir_expr *e, int depth)
 /* Proves t = i - lo ≡ R (mod m); returns R, or -1 when not provable. */
 static int64_t prove_residue(od_ctx *c, const ir_expr *i, const ir_expr *lo, int64_t m)
 {
-    if (!c->z3 || m <= 1)
+    if (!c->congruence || m <= 1)
         return m == 1 ? 0 : -1;
+    if (!c->z3 && !(c->z3 = thread_z3()))
+        return -1;
     pf_cfact facts[MAX_LOOPS];
     for (int k = 0; k < c->n_loops; k++)
         facts[k] = c->loops[k].fact;
@@ -363,7 +367,7 @@ ir_func *pf_pass_ondemand(ir_func *f, bool congruence, pf_pass_stats *stats)
     od_ctx c = { 0 };
     c.f = f;
     c.stats = stats;
-    c.z3 = congruence ? thread_z3() : NULL;
+    c.congruence = congruence;
     aff_env_init(&c.env, f->n_vars);
     aff_env_record_lets(&c.env, f->body);
     pf_arena_init(&c.scratch);
