@@ -82,50 +82,50 @@ static bool eval(const ch_ctx *c, const ir_expr *x, int64_t *v, int depth)
 
 /* ---- what depends on the channel, what the nest writes ---- */
 
-static bool uses_dep(const ch_ctx *c, const ir_expr *x)
+/* Whether some node of x satisfies node_is (one walk for the three questions below). */
+typedef bool (*node_test)(const ch_ctx *c, const ir_expr *x);
+
+static bool any_node(const ch_ctx *c, const ir_expr *x, node_test node_is)
 {
     if (!x)
         return false;
-    /* mutables and arrays change within an iteration: never hoisted over */
-    if ((x->kind == IR_VARREF || x->kind == IR_ALOAD) &&
-        (c->dep[x->var->id] || x->var->kind == IR_VAR_MUT || x->var->kind == IR_VAR_ARRAY))
-        return true;
-    if (uses_dep(c, x->a) || uses_dep(c, x->b) || uses_dep(c, x->c))
+    if (node_is(c, x) || any_node(c, x->a, node_is) || any_node(c, x->b, node_is) ||
+        any_node(c, x->c, node_is))
         return true;
     for (int i = 0; i < x->n_args; i++)
-        if (uses_dep(c, x->args[i]))
+        if (any_node(c, x->args[i], node_is))
             return true;
     return false;
+}
+
+/* A variable that depends on the channel; mutables and arrays change within an iteration, so
+ * nothing that reads them is hoisted either. */
+static bool is_dep(const ch_ctx *c, const ir_expr *x)
+{
+    return (x->kind == IR_VARREF || x->kind == IR_ALOAD) &&
+           (c->dep[x->var->id] || x->var->kind == IR_VAR_MUT || x->var->kind == IR_VAR_ARRAY);
+}
+
+static bool is_stored_read(const ch_ctx *c, const ir_expr *x)
+{
+    return ((x->kind == IR_LOAD || x->kind == IR_INTERP) && c->stored[x->buf->id]) ||
+           (x->kind == IR_INTERP && c->stored[x->interp->image->id]);
+}
+
+static bool is_read(const ch_ctx *c, const ir_expr *x)
+{
+    (void)c;
+    return x->kind == IR_LOAD || x->kind == IR_INTERP;
+}
+
+static bool uses_dep(const ch_ctx *c, const ir_expr *x)
+{
+    return any_node(c, x, is_dep);
 }
 
 static bool reads_stored(const ch_ctx *c, const ir_expr *x)
 {
-    if (!x)
-        return false;
-    if ((x->kind == IR_LOAD || x->kind == IR_INTERP) && c->stored[x->buf->id])
-        return true;
-    if (x->kind == IR_INTERP && c->stored[x->interp->image->id])
-        return true;
-    if (reads_stored(c, x->a) || reads_stored(c, x->b) || reads_stored(c, x->c))
-        return true;
-    for (int i = 0; i < x->n_args; i++)
-        if (reads_stored(c, x->args[i]))
-            return true;
-    return false;
-}
-
-static bool has_load(const ir_expr *x)
-{
-    if (!x)
-        return false;
-    if (x->kind == IR_LOAD || x->kind == IR_INTERP)
-        return true;
-    if (has_load(x->a) || has_load(x->b) || has_load(x->c))
-        return true;
-    for (int i = 0; i < x->n_args; i++)
-        if (has_load(x->args[i]))
-            return true;
-    return false;
+    return any_node(c, x, is_stored_read);
 }
 
 /* Records stores and declared mutables; false when the nest is not pointwise (scatters,
@@ -240,7 +240,7 @@ static bool nest_ok(const ch_ctx *c, const ir_stmt *s, bool *shared)
         const ir_stmt *b = s->then_s;
         for (int i = 0; b->kind == IR_S_BLOCK && i < b->n; i++)
             if (b->body[i]->kind == IR_S_LET && !c->dep[b->body[i]->var->id] &&
-                has_load(b->body[i]->value))
+                any_node(c, b->body[i]->value, is_read))
                 *shared = true;
         return true;
     default:
