@@ -203,14 +203,19 @@ static int run_program(pf_program *prog, pf_param_values *pv, const run_args *a,
     return rc;
 }
 
+static void free_images(pf_image **img, int n)
+{
+    for (int i = 0; i < n; i++)
+        pf_image_free(img[i]);
+}
+
 static int run_with(pf_program *prog, pf_param_values *pv, const run_args *a,
                     const pf_compile_options *copt, pf_error *err)
 {
     pf_image *inputs[RUN_MAX] = { 0 };
     for (int i = 0; i < a->n_in; i++)
         if (!(inputs[i] = pf_io_load_input(prog, pv, i, a->in[i], err))) {
-            for (int k = 0; k < i; k++)
-                pf_image_free(inputs[k]);
+            free_images(inputs, i);
             return -1;
         }
     /* Compiled before the outputs are allocated, and what the compiler freed (most of LLVM's
@@ -218,8 +223,7 @@ static int run_with(pf_program *prog, pf_param_values *pv, const run_args *a,
      * holds LLVM's working memory and all the images at once. */
     pf_variant *v = pf_compile(prog, pv, copt, err);
     if (!v) {
-        for (int i = 0; i < a->n_in; i++)
-            pf_image_free(inputs[i]);
+        free_images(inputs, a->n_in);
         return -1;
     }
     malloc_trim(0);

@@ -402,22 +402,22 @@ static ir_expr *lower_reduce(lower_ctx *c, const pf_expr *e)
 
 /* ---- helper function calls (inlined) ---- */
 
-static bool stmt_assigns(const pf_stmt *s, const pf_symbol *sym)
+bool lower_stmt_assigns(const pf_stmt *s, const pf_symbol *sym)
 {
     if (!s)
         return false;
     switch (s->kind) {
     case PF_S_BLOCK:
         for (int i = 0; i < s->n_body; i++)
-            if (stmt_assigns(s->body[i], sym))
+            if (lower_stmt_assigns(s->body[i], sym))
                 return true;
         return false;
     case PF_S_ASSIGN:
         return s->target.sym == sym;
     case PF_S_IF:
-        return stmt_assigns(s->then_s, sym) || stmt_assigns(s->else_s, sym);
+        return lower_stmt_assigns(s->then_s, sym) || lower_stmt_assigns(s->else_s, sym);
     case PF_S_FOR:
-        return stmt_assigns(s->then_s, sym);
+        return lower_stmt_assigns(s->then_s, sym);
     default:
         return false;
     }
@@ -428,7 +428,7 @@ static void bind_params(lower_ctx *c, const pf_func *fn, ir_expr **args, lower_f
     for (int i = 0; i < fn->n_params; i++) {
         const pf_symbol *p = fn->params[i];
         ir_expr *v = lower_convert(c, args[i], lower_type(p->type));
-        if (stmt_assigns(fn->body, p)) {
+        if (lower_stmt_assigns(fn->body, p)) {
             ir_var *m = ir_var_new(c->f, p->name, v->type, IR_VAR_MUT);
             lower_emit(c, ir_decl(c->f, m, v));
             fr->slots[p->slot] = ir_ref(c->f, m);

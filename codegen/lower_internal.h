@@ -70,6 +70,8 @@ ir_expr *lower_expr(lower_ctx *c, const pf_expr *e);
 /* Lowers e and converts it to `to` (int -> float, as the language's implicit conversion). */
 ir_expr *lower_expr_as(lower_ctx *c, const pf_expr *e, ir_type to);
 void lower_stmt(lower_ctx *c, const pf_stmt *s);
+/* Whether s assigns the local sym anywhere inside it (lower_expr.c). */
+bool lower_stmt_assigns(const pf_stmt *s, const pf_symbol *sym);
 /* Emits `let name = value` unless value is trivial (constant or variable), and returns a
  * reference that is safe to use several times. */
 ir_expr *lower_snapshot(lower_ctx *c, const char *name, ir_expr *value);

@@ -97,33 +97,11 @@ static void lower_decl(lower_ctx *c, const pf_stmt *s)
     c->frame->slots[sym->slot] = ir_ref(c->f, v);
 }
 
-/* Whether s assigns the local sym anywhere inside it. */
-static bool assigns(const pf_stmt *s, const pf_symbol *sym)
-{
-    if (!s)
-        return false;
-    switch (s->kind) {
-    case PF_S_BLOCK:
-        for (int i = 0; i < s->n_body; i++)
-            if (assigns(s->body[i], sym))
-                return true;
-        return false;
-    case PF_S_ASSIGN:
-        return s->target.sym == sym;
-    case PF_S_IF:
-        return assigns(s->then_s, sym) || assigns(s->else_s, sym);
-    case PF_S_FOR:
-        return assigns(s->then_s, sym);
-    default:
-        return false;
-    }
-}
-
 /* Whether the local declared by block->body[i] is assigned later in the block (its scope). */
 static bool assigned_after(const pf_stmt *block, int i)
 {
     for (int j = i + 1; j < block->n_body; j++)
-        if (assigns(block->body[j], block->body[i]->sym))
+        if (lower_stmt_assigns(block->body[j], block->body[i]->sym))
             return true;
     return false;
 }
