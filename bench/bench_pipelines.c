@@ -128,6 +128,8 @@ static void add_perfora(row *r, bench_prog *bp, const char *sched, unsigned flag
     snprintf(r->name, sizeof r->name, "perfora %s", base ? base : "default");
     if (flags & BENCH_NO_CHANNEL_UNROLL)
         snprintf(r->name, sizeof r->name, "(perfora default, channels outside)");
+    if (flags & BENCH_NO_BANDS)
+        snprintf(r->name, sizeof r->name, "(perfora default, splat serial)");
     r->perfora = true;
     r->out = out;
     r->pv_in = in;
@@ -311,9 +313,12 @@ static void run_table(app_bench *ab, int threads, const options *o, summary *sum
         add_perfora(&rows[n], &ab->prog, scheds[s], 0, threads, in,
                     pf_image_new(in->width, in->height, 3, &err));
     int n_timed = n;  /* rows after this one show what a pass buys; never the best */
-    if (ab->app == BENCH_BGRID)
+    if (ab->app == BENCH_BGRID) {
         add_perfora(&rows[n++], &ab->prog, NULL, BENCH_NO_CHANNEL_UNROLL, threads, in,
                     pf_image_new(in->width, in->height, 3, &err));
+        add_perfora(&rows[n++], &ab->prog, NULL, BENCH_NO_BANDS, threads, in,
+                    pf_image_new(in->width, in->height, 3, &err));
+    }
     measure(rows, n, o, ab->ref);
     double tp = row_median(&rows[first_perfora]);
     printf("\n%s %dx%d, %d thread%s\n", app_file[ab->app], in->width, in->height, threads,

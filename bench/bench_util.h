@@ -68,6 +68,7 @@ enum {
     BENCH_NO_CONGRUENCE = 1,      /* on-demand reads without Z3's constant weights */
     BENCH_FP_CONTRACT = 2,        /* perfora's opt-in fused multiply-adds */
     BENCH_NO_CHANNEL_UNROLL = 4,  /* channel loops outside y and x (pass_channels off) */
+    BENCH_NO_BANDS = 8,           /* scatter stages serial (pass_bands off) */
 };
 pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads, unsigned flags,
                                pf_error *err);

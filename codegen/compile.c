@@ -100,11 +100,18 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
         if (verify(f, "pass_channels", err))
             return NULL;
     }
+    if (!o->no_bands) {
+        f = pf_pass_bands(f, &ps);
+        if (verify(f, "pass_bands", err))
+            return NULL;
+    }
     stats->loops_split = ps.loops_split;
     stats->checks_removed = ps.checks_removed;
     stats->ondemand_reads = ps.ondemand_reads;
     stats->congruences_proven = ps.congruences_proven;
     stats->channels_unrolled = ps.channels_unrolled;
+    stats->bands_parallel = ps.bands_parallel;
+    stats->bands_refused = ps.bands_refused;
     stats->passes_ms = pf_thread_cpu_ms() - t1;
     if (o->dump_ir && dump_ir(f, o->dump_ir, err))
         return NULL;

@@ -1,6 +1,7 @@
 /* The default execution schedule (see default_schedule.h). Every stage whose iterations are
  * independent runs its rows (or tiles) on the thread pool and its x loop as 8-lane vector code
- * (AVX2 width for floats); serial (scatter) stages run as written.
+ * (AVX2 width for floats); serial (scatter) stages ask for parallel bands of rows, which
+ * pass_bands makes where the scatter's row index is a function of the row (else they stay serial).
  *
  * On top of that one fusion rule, the one that pays most in Halide's schedules: an exact stage
  * (or one sampled on a grid and reconstructed on demand, pf_lower_at_scratch_ok) whose only
@@ -192,10 +193,9 @@ void pf_default_schedule(const pf_program *prog, const pf_exec_gene *given, pf_e
             continue;
         }
         out[i] = pf_exec_default();
-        if (!prog->stages[i]->serial) {
+        if (!prog->stages[i]->serial)
             out[i].vectorize = 8;
-            out[i].parallel = true;
-        }
+        out[i].parallel = true;
     }
     for (int p = 0; p < prog->n_stages; p++) {
         if ((given && given[p].set) || !fusable(prog, given, out, p))

@@ -202,6 +202,10 @@ struct ir_stmt {
     bool cold;               /* FOR: runs a few iterations each time (pass_bounds' border copy
                                 of a vectorized loop): its loops are compiled for size */
     int unroll;              /* FOR: unroll factor requested (0/1: none) */
+    bool banded;             /* FOR, serial: the schedule asks pass_bands to run its rows in
+                                parallel bands (a serial scatter stage's row loop); parallel:
+                                made by pass_bands, each iteration a band whose scatters write
+                                cells no other band writes (so scatters are legal inside) */
     ir_expr *align;          /* FOR: var is congruent to align modulo step (the first value
                                 of the loop before any partitioning); NULL = lo */
     int width;               /* FOR: vector width or unroll factor */

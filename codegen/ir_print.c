@@ -117,6 +117,8 @@ static void print_for(const ir_stmt *s, int indent, pf_strbuf *out)
     pf_sb_puts(out, loop_kind_name(s->loop_kind));
     if (s->loop_kind == IR_LOOP_VECTORIZED || s->loop_kind == IR_LOOP_UNROLLED)
         pf_sb_printf(out, "<%d>", s->width);
+    if (s->banded)
+        pf_sb_puts(out, s->loop_kind == IR_LOOP_PARALLEL ? "<bands>" : "<bands asked>");
     pf_sb_printf(out, " %s = ", s->var->name);
     ir_print_expr(s->lo, out);
     pf_sb_puts(out, " .. ");

@@ -158,7 +158,9 @@ static int check_for(verifier *v, const ir_stmt *s)
         return fail(v, "loop %s has width %d", s->var->name, s->width);
     if (define(v, s->var, IR_VAR_LOOP))
         return -1;
-    int par = s->loop_kind == IR_LOOP_PARALLEL || s->loop_kind == IR_LOOP_VECTORIZED;
+    /* a band loop's iterations write disjoint cells: its scatters stay in order */
+    int par = (s->loop_kind == IR_LOOP_PARALLEL && !s->banded) ||
+              s->loop_kind == IR_LOOP_VECTORIZED;
     v->parallel_depth += par;
     int rc = check_stmt(v, s->then_s);
     v->parallel_depth -= par;

@@ -157,6 +157,7 @@ typedef struct nest_loop {
     ir_loop_kind kind;
     int width, unroll;
     const char *label;
+    bool banded;
 } nest_loop;
 
 /* The loops over the stage variables with the stage's execution gene applied: variable k-1
@@ -172,21 +173,21 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     nest_loop loops[IR_MAX_DIMS] = { 0 };
     for (int d = 0; d < k; d++) {
         nest_loop l = { vars[d], ns->lo[d], ns->hi[d], ns->step[d], ns->align[d],
-                        IR_LOOP_SERIAL, 1, 0, NULL };
+                        IR_LOOP_SERIAL, 1, 0, NULL, false };
         loops[d] = l;
     }
     int tiled = 0;
     nest_loop tiles[2];
     for (int d = 0; d < 2 && d < k; d++) {
         int t = g->tile[d];
-        if (d == 0 && k == 1 && g->parallel && t == 0)
+        if (d == 0 && k == 1 && g->parallel && !st->serial && t == 0)
             t = 1024;  /* a 1-D stage runs in parallel over chunks */
         if (t <= 0)
             continue;
         ir_var *o = ir_var_new(f, d ? "yo" : "xo", IR_I32, IR_VAR_LOOP);
         ir_expr *big = irf_bin(f, IR_MUL, loops[d].step, ir_const_i32(f, t));
         nest_loop l = { o, loops[d].lo, loops[d].hi, big, loops[d].align, IR_LOOP_SERIAL, 1, 0,
-                        NULL };
+                        NULL, false };
         tiles[tiled++] = l;
         loops[d].lo = ir_ref(f, o);
         /* a tile filled on its own also computes the next tile's first sample */
@@ -219,6 +220,8 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
         int p = k > 2 ? k - 2 : 0;
         if (out[p].kind == IR_LOOP_SERIAL)
             out[p].kind = IR_LOOP_PARALLEL;
+    } else if (g->parallel && st->serial && !(c->region && c->region->in_parallel)) {
+        out[k > 2 ? k - 2 : 0].banded = true;  /* pass_bands decides */
     }
     out[0].label = st->name;
     return n;
@@ -289,6 +292,7 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
         nest = ir_for(f, l->var, l->lo, l->hi, l->step, l->kind, nest);
         nest->width = l->width;
         nest->unroll = l->unroll;
+        nest->banded = l->banded;
         nest->align = l->align;
         nest->text = l->label;
     }

@@ -13,6 +13,8 @@ typedef struct pf_pass_stats {
     int ondemand_reads;   /* pass_ondemand: on-demand reads expanded */
     int congruences_proven; /* pass_ondemand: dimensions whose weights Z3 made constant */
     int channels_unrolled; /* pass_channels: channel loops moved into their pixel loops */
+    int bands_parallel;   /* pass_bands: scatter loops run in parallel bands */
+    int bands_refused;    /* pass_bands: asked for but left serial (not provably disjoint) */
 } pf_pass_stats;
 
 /* pass_bounds.c: boundary-check removal and interior/border loop partitioning. */
@@ -26,5 +28,11 @@ ir_func *pf_pass_ondemand(ir_func *f, bool congruence, pf_pass_stats *stats);
  * moves into its innermost loops, unrolled, where what every channel computes alike (reads
  * included) is computed once per pixel. Runs after pass_ondemand. */
 ir_func *pf_pass_channels(ir_func *f, pf_pass_stats *stats);
+
+/* pass_bands.c: a serial scatter loop the schedule asks to run in parallel (FOR.banded) runs
+ * its rows in bands that start where the scatter's row index changes, when that index is a
+ * function of the row alone (checked monotone when the code runs; serial otherwise). Runs
+ * last, on what the other passes made. */
+ir_func *pf_pass_bands(ir_func *f, pf_pass_stats *stats);
 
 #endif

@@ -233,9 +233,9 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
     if (stage < 0 || stage >= prog->n_stages)
         return pf_fail(err, "execution genes apply to stages only");
     const pf_stage *st = prog->stages[stage];
-    if (st->serial && (g->vectorize > 1 || g->parallel))
-        return pf_fail(err, "%s: a serial (scatter) stage can be neither vectorized nor "
-                       "parallel", st->name);
+    if (st->serial && g->vectorize > 1)
+        return pf_fail(err, "%s: a serial (scatter) stage cannot be vectorized (its 'parallel' "
+                       "runs rows in bands where the scatter's row index changes)", st->name);
     if (g->tile[1] > 0 && st->n_vars < 2)
         return pf_fail(err, "%s: two tile sizes need two stage variables", st->name);
     for (int k = 0; k < 2; k++)

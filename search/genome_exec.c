@@ -61,7 +61,7 @@ static void redraw_field(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int 
     case 0: toggle_at(c, r, s, stage); break;
     case 1: draw_tile(c->prog, stage, r, g); break;
     case 2: g->vectorize = serial ? 0 : pf_rng_pick(r, widths, 4); break;
-    case 3: g->parallel = !serial && pf_rng_below(r, 2); break;
+    case 3: g->parallel = pf_rng_below(r, 2); break;  /* serial: bands (pass_bands) */
     default: g->unroll = pf_rng_pick(r, unrolls, 3); break;
     }
 }

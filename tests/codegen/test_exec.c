@@ -428,10 +428,9 @@ static void random_exec(const pf_program *prog, int stage, unsigned *seed, pf_ex
     g->tile[0] = tiles[next(seed) % 6];
     if (st->n_vars >= 2 && g->tile[0])
         g->tile[1] = tiles[next(seed) % 6];
-    if (!st->serial) {
+    if (!st->serial)
         g->vectorize = widths[next(seed) % 4];
-        g->parallel = next(seed) % 2;
-    }
+    g->parallel = next(seed) % 2;  /* serial stages: bands (pass_bands) */
     g->unroll = unrolls[next(seed) % 4];
 }
 

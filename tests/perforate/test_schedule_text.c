@@ -262,10 +262,12 @@ static void test_exec_lines(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].msg));
     }
     pf_program_free(p);
-    /* Serial stages are neither vectorized nor parallel. */
+    /* Serial stages are not vectorized; 'parallel' asks for bands (pass_bands). */
     p = pt_load_app("bilateral_grid");
-    CU_ASSERT_EQUAL(pt_parse(p, "populate_b_grid_loop exec parallel\n", &s, &err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "serial (scatter) stage can be neither"));
+    CU_ASSERT_EQUAL(pt_parse(p, "populate_b_grid_loop exec vectorize 8\n", &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "serial (scatter) stage cannot be vectorized"));
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, "populate_b_grid_loop exec parallel\n", &s, &err), 0);
+    pf_schedule_free(&s);
     pf_program_free(p);
 }
 
