@@ -347,6 +347,7 @@ static ir_stmt *banded(ir_func *f, ir_stmt *L, ir_expr *key)
     bands->banded = true;
     ir_list_push(f, &inner, bands);
     L->banded = false;
+    L->cold = true;  /* the fallback, for keys found unordered when run: compiled for size */
     ir_list_push(f, &out, ir_if(f, ir_ref(f, monotone), ir_list_block(f, &inner), L));
     return ir_list_block(f, &out);
 }
