@@ -5,5 +5,17 @@ pf_test_module(apps pf_lang pf_dataset SPLIT apps_median apps_artistic_blur)
 pf_test_module(reconstruct pf_reconstruct pf_dataset)
 pf_test_module(codegen pf_codegen pf_perforate pf_dataset pf_lang
                SPLIT codegen_approx codegen_apps codegen_exec)
+# The thread pool's suite once more, built with ThreadSanitizer together with the pool's own
+# source (not in the ASan build: the two sanitizers do not mix).
+if(NOT PF_SANITIZE)
+  add_executable(test_pool_tsan codegen/test_pool.c harness/harness.c
+                 ${PROJECT_SOURCE_DIR}/codegen/runtime_pool.c)
+  target_include_directories(test_pool_tsan PRIVATE ${PROJECT_SOURCE_DIR})
+  target_compile_options(test_pool_tsan PRIVATE -fsanitize=thread)
+  target_link_options(test_pool_tsan PRIVATE -fsanitize=thread)
+  target_link_libraries(test_pool_tsan PRIVATE PkgConfig::CUNIT Threads::Threads)
+  add_test(NAME pool_tsan COMMAND test_pool_tsan codegen_pool)
+  set_tests_properties(pool_tsan PROPERTIES LABELS codegen TIMEOUT 600)
+endif()
 pf_test_module(perforate pf_perforate pf_lang)
 pf_test_module(search pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
