@@ -161,6 +161,31 @@ void cg_run_free(cg_run *r)
     r->n_out = 0;
 }
 
+double cg_diff_options(const pf_program *prog, pf_image *in, const pf_compile_options o[2],
+                       pf_variant_stats st[2])
+{
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    cg_run r[2] = { { 0 }, { 0 } };
+    double d = 0;
+    for (int k = 0; k < 2; k++) {
+        pf_variant *v = cg_compile(prog, &pv, &o[k]);
+        if (!v || cg_run_variant(v, prog, &pv, &in, 1, &r[k]) != 0)
+            d = INFINITY;
+        if (v)
+            st[k] = pf_variant_get_stats(v);
+        pf_variant_free(v);
+    }
+    for (int i = 0; d == 0 && i < r[0].n_out; i++) {
+        double di = cg_max_abs_diff(r[0].out[i], r[1].out[i]);
+        d = di > d || di != di ? di : d;
+    }
+    cg_run_free(&r[0]);
+    cg_run_free(&r[1]);
+    pf_params_free(&pv);
+    return d;
+}
+
 double cg_max_abs_diff(const pf_image *a, const pf_image *b)
 {
     if (a->width != b->width || a->height != b->height || a->channels != b->channels)

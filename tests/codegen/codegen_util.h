@@ -32,6 +32,10 @@ pf_variant *cg_compile(const pf_program *prog, const pf_param_values *params,
 int cg_run_variant(pf_variant *v, const pf_program *prog, const pf_param_values *params,
                    pf_image **inputs, int n_inputs, cg_run *out);
 void cg_run_free(cg_run *r);
+/* Compiles prog with options o[0] and o[1] (their stats in st[0], st[1]), runs both on the one
+ * input and returns the max |difference| over the outputs (inf if either fails). */
+double cg_diff_options(const pf_program *prog, pf_image *in, const pf_compile_options o[2],
+                       pf_variant_stats st[2]);
 /* Max |a - b|; a NaN in both images at the same place counts as equal, NaN in one as inf. */
 double cg_max_abs_diff(const pf_image *a, const pf_image *b);
 /* Applies schedule (text) to prog, compiles it with the JIT and returns the final loop IR
