@@ -326,10 +326,19 @@ bool pf_lower_at_scratch_ok(const pf_program *prog, const pf_stage *p)
     return true;
 }
 
-ir_buffer *lower_storage(const lower_ctx *c, const pf_stage *st)
+ir_buffer *lower_own_store(const lower_ctx *c, const pf_stage *st)
 {
     const pf_image_decl *img = st->image->image;
-    return c->store[img->index] ? c->store[img->index] : c->bufs[img->index];
+    for (int i = 0; i < st->n_writes; i++)
+        if (st->writes[i] == img)
+            return c->store[img->index];
+    return NULL;
+}
+
+ir_buffer *lower_storage(const lower_ctx *c, const pf_stage *st)
+{
+    ir_buffer *store = lower_own_store(c, st);
+    return store ? store : c->bufs[st->image->image->index];
 }
 
 /* The window of an on-demand image's storage: storage_span, inside the storage. */

@@ -251,7 +251,7 @@ static void tile_range(lower_ctx *c, const nest_spec *ns, int d, ir_var *v, ir_e
     ir_func *f = c->f;
     t->lo[d] = ir_ref(f, v);
     t->hi[d] = hi;
-    if (!c->store[ns->st->image->image->index])
+    if (!lower_own_store(c, ns->st))
         return;
     const lower_lattice *L = ns->L;
     ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, ns->st->approx->spacing[d]));
@@ -467,8 +467,7 @@ static void bind_frame(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
                        lower_frame *fr, ir_var **vars)
 {
     ir_func *f = c->f;
-    const pf_image_decl *img = st->image->image;
-    ir_buffer *store = c->store[img->index];
+    ir_buffer *store = lower_own_store(c, st);
     fr->n_slots = st->n_slots;
     fr->slots = PF_NEW_ARRAY(f->arena, ir_expr *, st->n_slots + 1);
     fr->arrays = PF_NEW_ARRAY(f->arena, ir_var *, st->n_slots + 1);
@@ -509,7 +508,7 @@ static void lower_sampled(lower_ctx *c, const pf_stage *st, nest_spec *ns, ir_va
     const lower_lattice *L = ns->L;
     int k = st->n_vars;
     ir_buffer *img = c->bufs[st->image->image->index];
-    ir_buffer *store = c->store[st->image->image->index];
+    ir_buffer *store = lower_own_store(c, st);
     if (a->sample == PF_SAMPLE_GRID) {
         for (int d = 0; d < k; d++) {
             if (store) {  /* loop over the storage index J */

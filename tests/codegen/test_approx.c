@@ -58,6 +58,12 @@ static const approx_case cases[] = {
                         "blur_z_loop grid 4 4 1 1 reconstruct on-demand linear\n"
                         "trilerp_loop grid 2 2 1 reconstruct store linear\n", true },
     { "bilateral_grid", "populate_b_grid_loop grid 2 2\n", false },
+    /* the splat iterates yuv, which rgb_to_yuv stores downsampled: the splat still runs over
+     * yuv's full domain (lowering took yuv's storage for the splat's own and crashed; found by
+     * a search on the bilateral grid) */
+    { "bilateral_grid", "rgb_to_yuv grid 8 2 reconstruct on-demand linear\n", true },
+    { "bilateral_grid", "rgb_to_yuv grid 2 2 reconstruct on-demand nearest\n"
+                        "populate_b_grid_loop grid 2 1\n", false },
 };
 
 static int apply(pf_program *prog, const char *text)
