@@ -93,6 +93,16 @@ static pf_program *row_histogram(const char *key, const char *extra)
     return p;
 }
 
+/* Each key's histogram gets its bands (the pass applies) and the serial result. */
+static void expect_keys_banded(pf_image *in, const char *const *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pf_program *p = row_histogram(keys[i], "");
+        expect_same(p, in, 1, 0, keys[i]);
+        pf_program_free(p);
+    }
+}
+
 static void test_keys_that_band(void)
 {
     pf_image *in = cg_synthetic(61, 400, 1, 7u);
@@ -105,11 +115,7 @@ static void test_keys_that_band(void)
         "max(y - 390, 0)",        /* ... at the start */
         "y / 500",                /* a single key: one band takes every row */
     };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        pf_program *p = row_histogram(keys[i], "");
-        expect_same(p, in, 1, 0, keys[i]);
-        pf_program_free(p);
-    }
+    expect_keys_banded(in, keys, sizeof keys / sizeof *keys);
     pf_image_free(in);
 }
 
@@ -118,11 +124,7 @@ static void test_unordered_key_runs_serially(void)
 {
     pf_image *in = cg_synthetic(41, 60, 1, 8u);
     static const char *keys[] = { "(y * 7) % 5", "y % 2", "y / 3 % 4 + (y / 30) * 4" };
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        pf_program *p = row_histogram(keys[i], "");
-        expect_same(p, in, 1, 0, keys[i]);
-        pf_program_free(p);
-    }
+    expect_keys_banded(in, keys, sizeof keys / sizeof *keys);
     pf_image_free(in);
 }
 
