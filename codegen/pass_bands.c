@@ -220,11 +220,6 @@ static ir_expr *analyze(band_ctx *c)
 
 /* ---- the banded loop ---- */
 
-static ir_expr *bin(ir_func *f, ir_op op, ir_expr *a, ir_expr *b)
-{
-    return irf_bin(f, op, a, b);
-}
-
 static ir_expr *i32(ir_func *f, int v)
 {
     return ir_const_i32(f, v);
@@ -241,34 +236,30 @@ static ir_expr *key_at(ir_func *f, const ir_var *v, ir_expr *key, ir_expr *row)
     return r;
 }
 
-static ir_var *var(ir_func *f, const char *name, ir_type t, ir_var_kind k)
-{
-    return ir_var_new(f, name, t, k);
-}
-
 /* Row t starts a run: t == lo or key(t) != key(t - 1). */
 static ir_expr *run_starts(ir_func *f, const ir_stmt *L, ir_expr *key, ir_var *t)
 {
     ir_expr *row = ir_ref(f, t);
-    ir_expr *prev = bin(f, IR_ADD, ir_ref(f, t), i32(f, -1));
-    return bin(f, IR_OR, bin(f, IR_EQ, ir_ref(f, t), L->lo),
-               bin(f, IR_NE, key_at(f, L->var, key, row), key_at(f, L->var, key, prev)));
+    ir_expr *prev = irf_bin(f, IR_ADD, ir_ref(f, t), i32(f, -1));
+    return irf_bin(f, IR_OR, irf_bin(f, IR_EQ, ir_ref(f, t), L->lo),
+               irf_bin(f, IR_NE, key_at(f, L->var, key, row), key_at(f, L->var, key, prev)));
 }
 
 /* decl s = hi; for t = from .. min(hi, from + longest + 1): s = min(s, starts(t) ? t : hi) */
 static ir_var *first_start(ir_func *f, ir_list *out, const ir_stmt *L, ir_expr *key,
                            ir_expr *from, ir_var *longest, const char *name)
 {
-    ir_var *s = var(f, name, IR_I32, IR_VAR_MUT), *t = var(f, "t", IR_I32, IR_VAR_LOOP);
+    ir_var *s = ir_var_new(f, name, IR_I32, IR_VAR_MUT);
+    ir_var *t = ir_var_new(f, "t", IR_I32, IR_VAR_LOOP);
     ir_list_push(f, out, ir_decl(f, s, L->hi));
-    ir_expr *end = bin(f, IR_MIN, L->hi,
-                       bin(f, IR_ADD, from, bin(f, IR_ADD, ir_ref(f, longest), i32(f, 1))));
+    ir_expr *end = irf_bin(f, IR_MIN, L->hi,
+                       irf_bin(f, IR_ADD, from, irf_bin(f, IR_ADD, ir_ref(f, longest), i32(f, 1))));
     ir_expr *pick = irf_select(f, run_starts(f, L, key, t), ir_ref(f, t), L->hi);
-    ir_stmt *upd = ir_assign(f, s, bin(f, IR_MIN, ir_ref(f, s), pick));
+    ir_stmt *upd = ir_assign(f, s, irf_bin(f, IR_MIN, ir_ref(f, s), pick));
     ir_stmt *scan = ir_for(f, t, from, end, NULL, IR_LOOP_SERIAL, upd);
     scan->cold = true;  /* a few rows: not worth LLVM's vectorizer (compile time) */
     ir_list_push(f, out, scan);
-    ir_var *r = var(f, name, IR_I32, IR_VAR_LET);
+    ir_var *r = ir_var_new(f, name, IR_I32, IR_VAR_LET);
     ir_list_push(f, out, ir_let(f, r, ir_ref(f, s)));
     return r;
 }
@@ -277,42 +268,45 @@ static ir_var *first_start(ir_func *f, ir_list *out, const ir_stmt *L, ir_expr *
 static void survey(ir_func *f, ir_list *out, const ir_stmt *L, ir_expr *key, ir_var **monotone,
                    ir_var **longest)
 {
-    ir_var *up = var(f, "key_up", IR_BOOL, IR_VAR_MUT);
-    ir_var *down = var(f, "key_down", IR_BOOL, IR_VAR_MUT);
-    ir_var *run = var(f, "run", IR_I32, IR_VAR_MUT), *most = var(f, "most", IR_I32, IR_VAR_MUT);
+    ir_var *up = ir_var_new(f, "key_up", IR_BOOL, IR_VAR_MUT);
+    ir_var *down = ir_var_new(f, "key_down", IR_BOOL, IR_VAR_MUT);
+    ir_var *run = ir_var_new(f, "run", IR_I32, IR_VAR_MUT);
+    ir_var *most = ir_var_new(f, "most", IR_I32, IR_VAR_MUT);
     ir_list_push(f, out, ir_decl(f, up, ir_const_bool(f, true)));
     ir_list_push(f, out, ir_decl(f, down, ir_const_bool(f, true)));
     ir_list_push(f, out, ir_decl(f, run, i32(f, 1)));
     ir_list_push(f, out, ir_decl(f, most, i32(f, 1)));
-    ir_var *t = var(f, "t", IR_I32, IR_VAR_LOOP);
-    ir_var *k1 = var(f, "key", key->type, IR_VAR_LET), *k0 = var(f, "key", key->type, IR_VAR_LET);
+    ir_var *t = ir_var_new(f, "t", IR_I32, IR_VAR_LOOP);
+    ir_var *k1 = ir_var_new(f, "key", key->type, IR_VAR_LET);
+    ir_var *k0 = ir_var_new(f, "key", key->type, IR_VAR_LET);
     ir_list body = { 0 };
     ir_list_push(f, &body, ir_let(f, k1, key_at(f, L->var, key, ir_ref(f, t))));
     ir_list_push(f, &body, ir_let(f, k0, key_at(f, L->var, key,
-                                                bin(f, IR_ADD, ir_ref(f, t), i32(f, -1)))));
+                                                irf_bin(f, IR_ADD, ir_ref(f, t), i32(f, -1)))));
     ir_expr *a = ir_ref(f, k0), *b = ir_ref(f, k1);
-    ir_list_push(f, &body, ir_assign(f, up, bin(f, IR_AND, ir_ref(f, up), bin(f, IR_LE, a, b))));
-    ir_list_push(f, &body, ir_assign(f, down, bin(f, IR_AND, ir_ref(f, down),
-                                                 bin(f, IR_LE, b, a))));
-    ir_list_push(f, &body, ir_assign(f, run, irf_select(f, bin(f, IR_EQ, a, b),
-                                                        bin(f, IR_ADD, ir_ref(f, run), i32(f, 1)),
+    ir_expr *still_up = irf_bin(f, IR_AND, ir_ref(f, up), irf_bin(f, IR_LE, a, b));
+    ir_expr *still_down = irf_bin(f, IR_AND, ir_ref(f, down), irf_bin(f, IR_LE, b, a));
+    ir_list_push(f, &body, ir_assign(f, up, still_up));
+    ir_list_push(f, &body, ir_assign(f, down, still_down));
+    ir_expr *longer = irf_bin(f, IR_ADD, ir_ref(f, run), i32(f, 1));
+    ir_list_push(f, &body, ir_assign(f, run, irf_select(f, irf_bin(f, IR_EQ, a, b), longer,
                                                         i32(f, 1))));
-    ir_list_push(f, &body, ir_assign(f, most, bin(f, IR_MAX, ir_ref(f, most), ir_ref(f, run))));
-    ir_stmt *rows = ir_for(f, t, bin(f, IR_ADD, L->lo, i32(f, 1)), L->hi, NULL, IR_LOOP_SERIAL,
+    ir_list_push(f, &body, ir_assign(f, most, irf_bin(f, IR_MAX, ir_ref(f, most), ir_ref(f, run))));
+    ir_stmt *rows = ir_for(f, t, irf_bin(f, IR_ADD, L->lo, i32(f, 1)), L->hi, NULL, IR_LOOP_SERIAL,
                            ir_list_block(f, &body));
     rows->cold = true;  /* once per row: scalar code compiles faster than LLVM's vector loop */
     ir_list_push(f, out, rows);
-    *monotone = var(f, "monotone", IR_BOOL, IR_VAR_LET);
-    *longest = var(f, "longest", IR_I32, IR_VAR_LET);
-    ir_list_push(f, out, ir_let(f, *monotone, bin(f, IR_OR, ir_ref(f, up), ir_ref(f, down))));
+    *monotone = ir_var_new(f, "monotone", IR_BOOL, IR_VAR_LET);
+    *longest = ir_var_new(f, "longest", IR_I32, IR_VAR_LET);
+    ir_list_push(f, out, ir_let(f, *monotone, irf_bin(f, IR_OR, ir_ref(f, up), ir_ref(f, down))));
     ir_list_push(f, out, ir_let(f, *longest, ir_ref(f, most)));
 }
 
 /* lo + b * q + min(b, r): the start of band b of an even split of n rows into nb. */
 static ir_expr *share(ir_func *f, ir_expr *lo, ir_expr *b, ir_var *q, ir_var *r)
 {
-    return bin(f, IR_ADD, lo, bin(f, IR_ADD, bin(f, IR_MUL, b, ir_ref(f, q)),
-                                  bin(f, IR_MIN, b, ir_ref(f, r))));
+    return irf_bin(f, IR_ADD, lo, irf_bin(f, IR_ADD, irf_bin(f, IR_MUL, b, ir_ref(f, q)),
+                                  irf_bin(f, IR_MIN, b, ir_ref(f, r))));
 }
 
 static ir_stmt *banded(ir_func *f, ir_stmt *L, ir_expr *key)
@@ -322,16 +316,17 @@ static ir_stmt *banded(ir_func *f, ir_stmt *L, ir_expr *key)
                                         "index changes (pass_bands)"));
     ir_var *monotone, *longest;
     survey(f, &out, L, key, &monotone, &longest);
-    ir_var *n = var(f, "rows", IR_I32, IR_VAR_LET), *nb = var(f, "bands", IR_I32, IR_VAR_LET);
-    ir_var *q = var(f, "q", IR_I32, IR_VAR_LET), *r = var(f, "r", IR_I32, IR_VAR_LET);
-    ir_list_push(f, &inner, ir_let(f, n, bin(f, IR_SUB, L->hi, L->lo)));
-    ir_list_push(f, &inner, ir_let(f, nb, bin(f, IR_MIN, ir_ref(f, n), i32(f, N_BANDS))));
-    ir_list_push(f, &inner, ir_let(f, q, bin(f, IR_DIV, ir_ref(f, n), ir_ref(f, nb))));
-    ir_list_push(f, &inner, ir_let(f, r, bin(f, IR_MOD, ir_ref(f, n), ir_ref(f, nb))));
-    ir_var *b = var(f, "band", IR_I32, IR_VAR_LOOP);
+    ir_var *n = ir_var_new(f, "rows", IR_I32, IR_VAR_LET);
+    ir_var *nb = ir_var_new(f, "bands", IR_I32, IR_VAR_LET);
+    ir_var *q = ir_var_new(f, "q", IR_I32, IR_VAR_LET), *r = ir_var_new(f, "r", IR_I32, IR_VAR_LET);
+    ir_list_push(f, &inner, ir_let(f, n, irf_bin(f, IR_SUB, L->hi, L->lo)));
+    ir_list_push(f, &inner, ir_let(f, nb, irf_bin(f, IR_MIN, ir_ref(f, n), i32(f, N_BANDS))));
+    ir_list_push(f, &inner, ir_let(f, q, irf_bin(f, IR_DIV, ir_ref(f, n), ir_ref(f, nb))));
+    ir_list_push(f, &inner, ir_let(f, r, irf_bin(f, IR_MOD, ir_ref(f, n), ir_ref(f, nb))));
+    ir_var *b = ir_var_new(f, "band", IR_I32, IR_VAR_LOOP);
     ir_list band = { 0 };
     ir_expr *from = share(f, L->lo, ir_ref(f, b), q, r);
-    ir_expr *to = share(f, L->lo, bin(f, IR_ADD, ir_ref(f, b), i32(f, 1)), q, r);
+    ir_expr *to = share(f, L->lo, irf_bin(f, IR_ADD, ir_ref(f, b), i32(f, 1)), q, r);
     ir_var *s0 = first_start(f, &band, L, key, from, longest, "band_lo");
     ir_var *s1 = first_start(f, &band, L, key, to, longest, "band_hi");
     ir_subst none;
