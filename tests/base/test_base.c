@@ -1,6 +1,7 @@
 /* Tests for base/: arena, string buffer, bounded reads and atomic writes. */
 #include "base/arena.h"
 #include "base/fileio.h"
+#include "base/resident.h"
 #include "base/strbuf.h"
 #include "tests/harness/harness.h"
 
@@ -83,9 +84,23 @@ static void test_mkdir_p(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a directory"));
 }
 
+/* The executable's code is found and measured, dropping it leaves it runnable, and calling
+ * code maps some of it back. (tests/codegen/test_jit.c checks the drop on LLVM's pages.) */
+static void test_resident_code(void)
+{
+    long long before = pf_resident_code_bytes();
+    CU_ASSERT(before > 0);
+    CU_ASSERT(pf_drop_code_pages() > 0);
+    pf_error err;
+    CU_ASSERT_EQUAL(pf_mkdir_p(pf_test_tmp("after_drop"), &err), 0);
+    long long after = pf_resident_code_bytes();
+    CU_ASSERT(after > 0 && after <= before);
+}
+
 PF_TEST_SUITE(base,
               PF_TEST(test_arena_zeroed_and_aligned),
               PF_TEST(test_strbuf_printf_grows),
               PF_TEST(test_atomic_write_and_bounded_read),
               PF_TEST(test_atomic_abort_leaves_nothing),
-              PF_TEST(test_mkdir_p))
+              PF_TEST(test_mkdir_p),
+              PF_TEST(test_resident_code))

@@ -1,7 +1,9 @@
 /* The JIT's options: perfora's pass list at opt level 3 against LLVM's default<O3>
  * (llvm_default_passes) and the lower opt levels, which must all compute the same outputs, and
- * the per-phase compile times a variant reports (pf_variant_stats). */
+ * the per-phase compile times a variant reports (pf_variant_stats); LLVM's code pages dropped
+ * from the resident set after a compile. */
 #include "base/fileio.h"
+#include "base/resident.h"
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
 
@@ -131,6 +133,38 @@ static void test_fp_contract(void)
     pf_program_free(prog);
 }
 
+/* What `perfora run` does between the compile and the run: the code pages LLVM touched leave
+ * the resident set (this binary links LLVM statically, as perfora does), and everything still
+ * works after: the compiled pipeline (JIT memory, not the executable's) and a new compile. */
+static void test_drop_code_pages(void)
+{
+    pf_program *prog = cg_load_app("unsharp_mask");
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_compile_options o = { 0 };
+    pf_variant *v = cg_compile(prog, &pv, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    long long before = pf_resident_code_bytes();
+    CU_ASSERT(pf_drop_code_pages() > 0);
+    long long after = pf_resident_code_bytes();
+    printf("\n    resident code %.1f MiB -> %.1f MiB", before / 1048576.0, after / 1048576.0);
+    CU_ASSERT(before > 0 && after >= 0 && after < before - (1 << 20));
+    pf_image *in = cg_synthetic(40, 30, 3, 9u);
+    cg_run r[2];
+    CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &pv, &in, 1, &r[0]), 0);
+    pf_variant *again = cg_compile(prog, &pv, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+    CU_ASSERT_EQUAL_FATAL(cg_run_variant(again, prog, &pv, &in, 1, &r[1]), 0);
+    CU_ASSERT_EQUAL(cg_max_abs_diff(r[0].out[0], r[1].out[0]), 0.0);
+    cg_run_free(&r[0]);
+    cg_run_free(&r[1]);
+    pf_image_free(in);
+    pf_variant_free(again);
+    pf_variant_free(v);
+    pf_params_free(&pv);
+    pf_program_free(prog);
+}
+
 PF_TEST_SUITE(codegen_jit, PF_TEST(test_pass_list_matches_llvm_o3),
               PF_TEST(test_opt_levels_agree), PF_TEST(test_phase_times),
-              PF_TEST(test_fp_contract))
+              PF_TEST(test_fp_contract), PF_TEST(test_drop_code_pages))
