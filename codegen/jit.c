@@ -150,7 +150,7 @@ static const char *const o3_function_passes[] = {
      * scalar statements; no interleaving (pixels are independent). */
     "loop-vectorize<interleave-forced-only;no-vectorize-forced-only;>", "slp-vectorizer",
     "vector-combine",
-    /* The unroll counts of the IR's loop metadata (vector loops: 2), then a last cleanup. */
+    /* The unroll counts of the IR's loop metadata (a schedule's `unroll`), then a last cleanup. */
     "loop-unroll<O3>", "instcombine", "loop-mssa(licm<allowspeculation>)", SIMPLIFY_CFG,
 };
 
