@@ -126,13 +126,14 @@ static int write_module(LLVMModuleRef mod, const char *path, pf_error *err)
  * inlined code. default<O3> simplifies every function, then each caller again after inlining,
  * then runs a second pipeline of loop and vectorization passes: about twice the time of this
  * list (which was 60-80% of a compile), for code that runs as fast on the apps. Outputs are
- * identical (tests/codegen/test_jit.c); the instructions run are within 3% of default<O3>'s,
- * except mosaic's (8% more, its run time within noise). Our IR keeps loop variables in
- * allocas, its vectorized loops are explicit 8-lane code, and short reductions and `for` loops
- * have constant trip counts. Left out: the inliner (single-call functions are inlined first
- * instead), loop unswitching (blur ran 5% more instructions with it), and passes that moved
- * the apps' instruction counts by under 2% (jump threading, correlated value propagation,
- * SCCP, BDCE, reassociation, loop distribution, loop load elimination). */
+ * identical (tests/codegen/test_jit.c); before indvars was dropped (below) the instructions
+ * run were within 3% of default<O3>'s, except mosaic's (8% more, its run time within noise).
+ * Our IR keeps loop variables in allocas, its vectorized loops are explicit 8-lane code, and
+ * short reductions and `for` loops have constant trip counts. Left out: the inliner
+ * (single-call functions are inlined first instead), loop unswitching (blur ran 5% more
+ * instructions with it), and passes that moved the apps' instruction counts by under 2% (jump
+ * threading, correlated value propagation, SCCP, BDCE, reassociation, loop distribution, loop
+ * load elimination). */
 static const char *const o3_function_passes[] = {
     /* Variables out of their allocas, then the first cleanup. */
     "sroa<modify-cfg>", "early-cse<memssa>", "instcombine", SIMPLIFY_CFG,
