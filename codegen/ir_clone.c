@@ -204,3 +204,15 @@ bool ir_has_loop(const ir_stmt *s)
             return true;
     return s->kind != IR_S_BLOCK && (ir_has_loop(s->then_s) || ir_has_loop(s->else_s));
 }
+
+bool ir_has_unroll(const ir_stmt *s)
+{
+    if (!s)
+        return false;
+    if (s->kind == IR_S_FOR && s->unroll > 1)
+        return true;
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
+        if (ir_has_unroll(s->body[i]))
+            return true;
+    return s->kind != IR_S_BLOCK && (ir_has_unroll(s->then_s) || ir_has_unroll(s->else_s));
+}

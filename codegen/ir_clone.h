@@ -27,5 +27,7 @@ void ir_defined_vars(const ir_stmt *s, char *mark);
 
 /* Whether s contains a loop (an IR_S_FOR anywhere inside, s itself included). */
 bool ir_has_loop(const ir_stmt *s);
+/* Whether s contains a loop with an unroll count above 1 (a schedule's `unroll`). */
+bool ir_has_unroll(const ir_stmt *s);
 
 #endif
