@@ -34,13 +34,17 @@ static int is_mapping_line(const char *line)
     return hex > 0 && line[hex] == '-';
 }
 
-static int exe_path(char *buf, size_t n)
+/* Opens /proc/self/<file> (maps or smaps), with the executable's path in exe; NULL if either
+ * cannot be had. */
+static FILE *open_own_maps(const char *file, char *exe, size_t n)
 {
-    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    ssize_t len = readlink("/proc/self/exe", exe, n - 1);
     if (len <= 0)
-        return -1;
-    buf[len] = '\0';
-    return 0;
+        return NULL;
+    exe[len] = '\0';
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/%s", file);
+    return fopen(path, "r");
 }
 #endif
 
@@ -48,7 +52,7 @@ long long pf_resident_code_bytes(void)
 {
 #if defined(__linux__)
     char exe[4096], line[4352];
-    FILE *fp = exe_path(exe, sizeof exe) == 0 ? fopen("/proc/self/smaps", "r") : NULL;
+    FILE *fp = open_own_maps("smaps", exe, sizeof exe);
     if (!fp)
         return -1;
     long long total = 0;
@@ -71,7 +75,7 @@ size_t pf_drop_code_pages(void)
 {
 #if defined(__linux__) && defined(MADV_DONTNEED)
     char exe[4096], line[4352];
-    FILE *fp = exe_path(exe, sizeof exe) == 0 ? fopen("/proc/self/maps", "r") : NULL;
+    FILE *fp = open_own_maps("maps", exe, sizeof exe);
     if (!fp)
         return 0;
     size_t dropped = 0;

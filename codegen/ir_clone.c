@@ -193,26 +193,37 @@ void ir_defined_vars(const ir_stmt *s, char *mark)
     }
 }
 
-bool ir_has_loop(const ir_stmt *s)
+/* Whether s contains a loop for which is(loop) holds. */
+static bool has_loop_where(const ir_stmt *s, bool (*is)(const ir_stmt *))
 {
     if (!s)
         return false;
-    if (s->kind == IR_S_FOR)
+    if (s->kind == IR_S_FOR && is(s))
         return true;
     for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        if (ir_has_loop(s->body[i]))
+        if (has_loop_where(s->body[i], is))
             return true;
-    return s->kind != IR_S_BLOCK && (ir_has_loop(s->then_s) || ir_has_loop(s->else_s));
+    return s->kind != IR_S_BLOCK &&
+           (has_loop_where(s->then_s, is) || has_loop_where(s->else_s, is));
+}
+
+static bool any_loop(const ir_stmt *s)
+{
+    (void)s;
+    return true;
+}
+
+static bool unrolled_loop(const ir_stmt *s)
+{
+    return s->unroll > 1;
+}
+
+bool ir_has_loop(const ir_stmt *s)
+{
+    return has_loop_where(s, any_loop);
 }
 
 bool ir_has_unroll(const ir_stmt *s)
 {
-    if (!s)
-        return false;
-    if (s->kind == IR_S_FOR && s->unroll > 1)
-        return true;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        if (ir_has_unroll(s->body[i]))
-            return true;
-    return s->kind != IR_S_BLOCK && (ir_has_unroll(s->then_s) || ir_has_unroll(s->else_s));
+    return has_loop_where(s, unrolled_loop);
 }

@@ -99,11 +99,11 @@ typedef struct lower_tile {
     ir_expr *lo[2], *hi[2];  /* the consumer's x, y range in the tile, [lo, hi); NULL: all */
 } lower_tile;
 ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir_stmt *inner);
-/* Where a stage's image lives: its downsampled storage when on demand, else its buffer. */
 /* The downsampled storage of the stage's image when the stage writes that image (on-demand, or
  * a tile's fill), else NULL: a stage that only iterates an image another stage stores
  * downsampled (the bilateral grid's splat over yuv) runs over its full-resolution domain. */
 ir_buffer *lower_own_store(const lower_ctx *c, const pf_stage *st);
+/* Where a stage's image lives: its own downsampled storage when it has one, else its buffer. */
 ir_buffer *lower_storage(const lower_ctx *c, const pf_stage *st);
 void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_expr **hi,
                        const ir_expr *step);

@@ -242,7 +242,7 @@ static ir_expr *run_starts(ir_func *f, const ir_stmt *L, ir_expr *key, ir_var *t
     ir_expr *row = ir_ref(f, t);
     ir_expr *prev = irf_bin(f, IR_ADD, ir_ref(f, t), i32(f, -1));
     return irf_bin(f, IR_OR, irf_bin(f, IR_EQ, ir_ref(f, t), L->lo),
-               irf_bin(f, IR_NE, key_at(f, L->var, key, row), key_at(f, L->var, key, prev)));
+                   irf_bin(f, IR_NE, key_at(f, L->var, key, row), key_at(f, L->var, key, prev)));
 }
 
 /* decl s = hi; for t = from .. min(hi, from + longest + 1): s = min(s, starts(t) ? t : hi) */
@@ -252,8 +252,8 @@ static ir_var *first_start(ir_func *f, ir_list *out, const ir_stmt *L, ir_expr *
     ir_var *s = ir_var_new(f, name, IR_I32, IR_VAR_MUT);
     ir_var *t = ir_var_new(f, "t", IR_I32, IR_VAR_LOOP);
     ir_list_push(f, out, ir_decl(f, s, L->hi));
-    ir_expr *end = irf_bin(f, IR_MIN, L->hi,
-                       irf_bin(f, IR_ADD, from, irf_bin(f, IR_ADD, ir_ref(f, longest), i32(f, 1))));
+    ir_expr *after_longest = irf_bin(f, IR_ADD, ir_ref(f, longest), i32(f, 1));
+    ir_expr *end = irf_bin(f, IR_MIN, L->hi, irf_bin(f, IR_ADD, from, after_longest));
     ir_expr *pick = irf_select(f, run_starts(f, L, key, t), ir_ref(f, t), L->hi);
     ir_stmt *upd = ir_assign(f, s, irf_bin(f, IR_MIN, ir_ref(f, s), pick));
     ir_stmt *scan = ir_for(f, t, from, end, NULL, IR_LOOP_SERIAL, upd);
@@ -292,8 +292,8 @@ static void survey(ir_func *f, ir_list *out, const ir_stmt *L, ir_expr *key, ir_
     ir_list_push(f, &body, ir_assign(f, run, irf_select(f, irf_bin(f, IR_EQ, a, b), longer,
                                                         i32(f, 1))));
     ir_list_push(f, &body, ir_assign(f, most, irf_bin(f, IR_MAX, ir_ref(f, most), ir_ref(f, run))));
-    ir_stmt *rows = ir_for(f, t, irf_bin(f, IR_ADD, L->lo, i32(f, 1)), L->hi, NULL, IR_LOOP_SERIAL,
-                           ir_list_block(f, &body));
+    ir_stmt *rows = ir_for(f, t, irf_bin(f, IR_ADD, L->lo, i32(f, 1)), L->hi, NULL,
+                           IR_LOOP_SERIAL, ir_list_block(f, &body));
     rows->cold = true;  /* once per row: scalar code compiles faster than LLVM's vector loop */
     ir_list_push(f, out, rows);
     *monotone = ir_var_new(f, "monotone", IR_BOOL, IR_VAR_LET);
@@ -306,7 +306,7 @@ static void survey(ir_func *f, ir_list *out, const ir_stmt *L, ir_expr *key, ir_
 static ir_expr *share(ir_func *f, ir_expr *lo, ir_expr *b, ir_var *q, ir_var *r)
 {
     return irf_bin(f, IR_ADD, lo, irf_bin(f, IR_ADD, irf_bin(f, IR_MUL, b, ir_ref(f, q)),
-                                  irf_bin(f, IR_MIN, b, ir_ref(f, r))));
+                                          irf_bin(f, IR_MIN, b, ir_ref(f, r))));
 }
 
 static ir_stmt *banded(ir_func *f, ir_stmt *L, ir_expr *key)
