@@ -25,6 +25,7 @@ static const char run_usage[] =
     "  --interp            the same as --backend interp\n"
     "  --time N            run N times and print the median time\n"
     "  --threads N         threads for parallel loops (default: all cores)\n"
+    "  --compile-threads N threads for the JIT compile (default: one per core, up to 4)\n"
     "  --dump-ir FILE      write the final loop IR\n"
     "  --emit-llvm FILE    write the optimized LLVM IR\n"
     "  --emit-c DIR        write the generated C source, header and runtime\n"
@@ -75,6 +76,14 @@ static int parse_option(run_args *a, const char *s, const char *v)
         if (*end || n < 1 || n > 64)
             return pf_cli_usage("run", "--threads takes a count from 1 to 64");
         a->copt.threads = (int)n;
+        return 0;
+    }
+    if (strcmp(s, "--compile-threads") == 0) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || n < 1 || n > 8)
+            return pf_cli_usage("run", "--compile-threads takes a count from 1 to 8");
+        a->copt.compile_threads = (int)n;
         return 0;
     }
     if (strcmp(s, "--schedule") == 0)

@@ -189,14 +189,18 @@ pf_variant *pf_compile(const pf_program *prog, const pf_param_values *params,
     int rc = -1;
     if (f && o->backend == PF_BACKEND_JIT) {
         pf_jit_times jt;
-        pf_jit_options jo = { o->opt_level ? o->opt_level : 3, o->emit_llvm, NULL,
-                              o->llvm_default_passes, o->fp_contract, &jt };
+        pf_jit_options jo = { .opt_level = o->opt_level ? o->opt_level : 3,
+                              .dump_llvm = o->emit_llvm,
+                              .llvm_default_passes = o->llvm_default_passes,
+                              .fp_contract = o->fp_contract, .times = &jt,
+                              .compile_threads = o->compile_threads };
         v->jit = pf_jit_compile(f, &jo, err);
         if (v->jit) {
             v->stats.emit_ms = jt.emit_ms;
             v->stats.optimize_ms = jt.optimize_ms;
             v->stats.jit_ms = jt.jit_ms;
             v->stats.codegen_ms = jt.codegen_ms;
+            v->stats.jit_modules = jt.modules;
             v->fn = pf_jit_function(v->jit);
             rc = 0;
         }

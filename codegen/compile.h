@@ -24,6 +24,8 @@ typedef struct pf_compile_options {
                                  to compile, same outputs; for comparisons, see jit.h) */
     bool fp_contract;         /* JIT: fuse a product into the add that uses it (one FMA; about
                                  an ulp from the interpreter per fused add; llvm_contract.c) */
+    int compile_threads;      /* JIT: threads for the compile (jit.h); 0 = one per core, up
+                                 to 4; 1 = one module on the calling thread */
     bool no_bounds_pass;      /* keep every boundary check (tests, benches) */
     bool no_congruence;       /* on-demand reads without Z3's constant weights (benches) */
     bool no_channel_unroll;   /* channel loops stay outside y and x (pass_channels off) */
@@ -48,7 +50,8 @@ int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err);
 double pf_variant_compile_ms(const pf_variant *v);
 
 /* Counters of what the passes did (for dumps, tests and notes), and where the compile time
- * went (the compiling thread's CPU ms per phase; the LLVM phases are 0 for other backends). */
+ * went (CPU ms per phase: of the compiling thread, and for the LLVM phases of a split compile
+ * summed over its threads; the LLVM phases are 0 for other backends). */
 typedef struct pf_variant_stats {
     int loops_split;
     int checks_removed;
@@ -62,6 +65,7 @@ typedef struct pf_variant_stats {
     double optimize_ms;      /* LLVM's pass pipeline */
     double jit_ms;           /* setting up the JIT */
     double codegen_ms;       /* machine code generation and linking */
+    int jit_modules;         /* LLVM modules the JIT compile was split into (compile_threads) */
 } pf_variant_stats;
 pf_variant_stats pf_variant_get_stats(const pf_variant *v);
 

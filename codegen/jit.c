@@ -1,5 +1,5 @@
 /* Native compilation through LLVM's new pass manager and ORC LLJIT (see jit.h). */
-#include "codegen/jit.h"
+#include "codegen/jit_internal.h"
 
 #include "base/arena.h"
 #include "codegen/ir_clone.h"
@@ -20,11 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-struct pf_jit {
-    LLVMOrcLLJITRef jit;
-    pf_pipeline_fn fn;
-};
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static char host_cpu[256];
@@ -54,8 +49,8 @@ const char *pf_jit_host_cpu(void)
 }
 
 /* CPU time of the calling thread: compilation, code generation included (ORC materializes
- * on the thread that looks the function up), runs there, and on a shared machine this is
- * steadier than wall time. */
+ * on the thread that looks the function up; a split compile times each of its threads), runs
+ * there, and on a shared machine this is steadier than wall time. */
 double pf_thread_cpu_ms(void)
 {
     struct timespec ts;
@@ -63,8 +58,8 @@ double pf_thread_cpu_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Adds the time since *t to *acc (when acc is not NULL) and restarts *t. */
-static void lap(double *t, double *acc)
+/* Adds the calling thread's CPU time since *t to *acc (when acc is not NULL), restarts *t. */
+void jit_lap(double *t, double *acc)
 {
     double now = pf_thread_cpu_ms();
     if (acc)
@@ -72,7 +67,7 @@ static void lap(double *t, double *acc)
     *t = now;
 }
 
-static int llvm_error(LLVMErrorRef e, const char *what, pf_error *err)
+int jit_llvm_error(LLVMErrorRef e, const char *what, pf_error *err)
 {
     char *msg = LLVMGetErrorMessage(e);
     pf_fail(err, "internal error: %s: %.1500s", what, msg);
@@ -82,7 +77,7 @@ static int llvm_error(LLVMErrorRef e, const char *what, pf_error *err)
 
 /* Code generation at Aggressive for opt level 3: Default (or Less, without post-RA scheduling)
  * saved no measurable time there; instruction selection and register allocation dominate. */
-static LLVMTargetMachineRef host_machine(int opt_level, pf_error *err)
+LLVMTargetMachineRef jit_host_machine(int opt_level, pf_error *err)
 {
     char *triple = LLVMGetDefaultTargetTriple(), *msg = NULL;
     LLVMTargetRef target;
@@ -197,8 +192,8 @@ static void inline_single_callees(LLVMModuleRef mod)
     }
 }
 
-static int optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level,
-                    bool llvm_default, bool unrolled, pf_error *err)
+int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool llvm_default,
+                 bool unrolled, pf_error *err)
 {
     char *triple = LLVMGetTargetMachineTriple(tm);
     LLVMSetTarget(mod, triple);
@@ -221,7 +216,7 @@ static int optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level,
     LLVMPassBuilderOptionsSetLoopInterleaving(po, 0);
     LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, po);
     LLVMDisposePassBuilderOptions(po);
-    return e ? llvm_error(e, "LLVM optimization", err) : 0;
+    return e ? jit_llvm_error(e, "LLVM optimization", err) : 0;
 }
 
 static int define_runtime(LLVMOrcLLJITRef jit, pf_error *err)
@@ -239,21 +234,21 @@ static int define_runtime(LLVMOrcLLJITRef jit, pf_error *err)
     LLVMErrorRef e = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(pairs, (size_t)n));
     free(pairs);
     if (e)
-        return llvm_error(e, "defining runtime symbols", err);
+        return jit_llvm_error(e, "defining runtime symbols", err);
     /* libm (expf, tanf, ...) comes from the process. */
     LLVMOrcDefinitionGeneratorRef gen;
     e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen,
                                                              LLVMOrcLLJITGetGlobalPrefix(jit),
                                                              NULL, NULL);
     if (e)
-        return llvm_error(e, "process symbol generator", err);
+        return jit_llvm_error(e, "process symbol generator", err);
     LLVMOrcJITDylibAddGenerator(jd, gen);
     return 0;
 }
 
-static LLVMOrcLLJITRef create_jit(int opt_level, pf_error *err)
+LLVMOrcLLJITRef jit_create(int opt_level, pf_error *err)
 {
-    LLVMTargetMachineRef tm = host_machine(opt_level, err);
+    LLVMTargetMachineRef tm = jit_host_machine(opt_level, err);
     if (!tm)
         return NULL;
     LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
@@ -262,7 +257,7 @@ static LLVMOrcLLJITRef create_jit(int opt_level, pf_error *err)
     LLVMOrcLLJITRef jit;
     LLVMErrorRef e = LLVMOrcCreateLLJIT(&jit, builder);
     if (e) {
-        llvm_error(e, "creating the JIT", err);
+        jit_llvm_error(e, "creating the JIT", err);
         return NULL;
     }
     if (define_runtime(jit, err) != 0) {
@@ -279,12 +274,12 @@ static int add_and_lookup(pf_jit *j, LLVMOrcThreadSafeContextRef tsc, LLVMModule
     LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModule(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), tsm);
     if (e) {
         LLVMOrcDisposeThreadSafeModule(tsm);
-        return llvm_error(e, "adding the module to the JIT", err);
+        return jit_llvm_error(e, "adding the module to the JIT", err);
     }
     LLVMOrcExecutorAddress addr = 0;
     e = LLVMOrcLLJITLookup(j->jit, &addr, name);
     if (e)
-        return llvm_error(e, "looking up the compiled pipeline", err);
+        return jit_llvm_error(e, "looking up the compiled pipeline", err);
     j->fn = (pf_pipeline_fn)(uintptr_t)addr;
     return 0;
 }
@@ -296,12 +291,19 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
     bool llvm_default = opt && opt->llvm_default_passes;
     pf_jit_times scratch, *times = opt && opt->times ? opt->times : &scratch;
     memset(times, 0, sizeof *times);
+    pf_split *plan = jit_split_plan(f, opt);
+    times->modules = plan ? plan->n_modules : 1;
+    if (plan) {
+        pf_jit *j = jit_compile_split(f, plan, level, opt && opt->fp_contract, times, err);
+        pf_split_free(plan);
+        return j;
+    }
     double t = pf_thread_cpu_ms();
     const char *name = "pf_pipeline";
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
     LLVMModuleRef mod = pf_llvm_emit(f, ctx, name, err);
-    lap(&t, &times->emit_ms);
+    jit_lap(&t, &times->emit_ms);
     pf_jit *j = NULL;
     LLVMTargetMachineRef tm = NULL;
     if (!mod)
@@ -310,24 +312,24 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
         goto fail_mod;
     if (opt && opt->fp_contract)
         pf_llvm_contract(mod);
-    tm = host_machine(level, err);
-    lap(&t, &times->jit_ms);
-    if (!tm || optimize(mod, tm, level, llvm_default, ir_has_unroll(f->body), err) != 0)
+    tm = jit_host_machine(level, err);
+    jit_lap(&t, &times->jit_ms);
+    if (!tm || jit_optimize(mod, tm, level, llvm_default, ir_has_unroll(f->body), err) != 0)
         goto fail_mod;
-    lap(&t, &times->optimize_ms);
+    jit_lap(&t, &times->optimize_ms);
     if (opt && opt->dump_llvm && write_module(mod, opt->dump_llvm, err))
         goto fail_mod;
-    lap(&t, NULL);
+    jit_lap(&t, NULL);
     j = pf_xcalloc(1, sizeof *j);
-    j->jit = create_jit(level, err);
-    lap(&t, &times->jit_ms);
+    j->jit = jit_create(level, err);
+    jit_lap(&t, &times->jit_ms);
     if (!j->jit)
         goto fail_mod;
     if (add_and_lookup(j, tsc, mod, name, err) != 0) {
         pf_jit_free(j);
         j = NULL;
     }
-    lap(&t, &times->codegen_ms);
+    jit_lap(&t, &times->codegen_ms);
     goto done;
 fail_mod:
     LLVMDisposeModule(mod);

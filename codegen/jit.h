@@ -1,6 +1,8 @@
 /* Compiling a loop-IR function to native code in-process: LLVM IR emission, the new pass
  * manager (at opt level 3 an explicit list of O3's passes, see jit.c) for the host CPU and its
- * features, and one ORC LLJIT instance per variant.
+ * features, and one ORC LLJIT instance per variant. On a machine with several cores the compile
+ * is split into modules compiled on as many threads and linked by the JIT (split.h,
+ * jit_split.c).
  * Freeing a pf_jit releases its code, so a search can compile thousands of variants. */
 #ifndef PF_CODEGEN_JIT_H
 #define PF_CODEGEN_JIT_H
@@ -15,13 +17,14 @@ typedef int32_t (*pf_pipeline_fn)(const pf_buffer *buffers);
 
 typedef struct pf_jit pf_jit;
 
-/* CPU milliseconds of the calling thread in each phase of one pf_jit_compile (all of it runs
- * on that thread), for latency breakdowns. */
+/* CPU milliseconds in each phase of one pf_jit_compile, for latency breakdowns: of the calling
+ * thread, or in a split compile (compile_threads) the sum over its threads. */
 typedef struct pf_jit_times {
     double emit_ms;      /* loop IR -> LLVM IR */
     double optimize_ms;  /* the pass pipeline */
     double jit_ms;       /* setting up the JIT that will hold the code */
     double codegen_ms;   /* adding the module and looking up the function: machine code */
+    int modules;         /* LLVM modules compiled (more than 1: a split compile) */
 } pf_jit_times;
 
 typedef struct pf_jit_options {
@@ -32,6 +35,10 @@ typedef struct pf_jit_options {
      * (same outputs, about twice the optimization time): for comparisons. */
     bool llvm_default_passes;
     bool fp_contract;        /* fused multiply-adds (codegen/llvm_contract.h) */
+    /* Threads the compile may use: the function is split into up to this many LLVM modules
+     * (codegen/split.h) compiled at once. 0: one per core this process may run on, at most 4;
+     * 1: one module on the calling thread. The dumps and llvm_default_passes use one module. */
+    int compile_threads;
     pf_jit_times *times;     /* filled in when not NULL */
 } pf_jit_options;
 

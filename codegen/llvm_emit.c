@@ -55,8 +55,8 @@ static void em_sort(emit *e, const ir_stmt *s)
     n = em_intrinsic(e, "llvm.smin", e->t_i32, hi, 2);
     LLVMValueRef args[2] = { e->var[a->id], n };
     LLVMTypeRef ps[2] = { e->t_ptr, e->t_i32 };
-    em_call_ext(e, a->type == IR_F32 ? "pf_rt_sort_f32" : "pf_rt_sort_i32", e->t_void, ps, 2,
-                args);
+    em_call_known(e, a->type == IR_F32 ? "pf_rt_sort_f32" : "pf_rt_sort_i32", e->t_void, ps, 2,
+                  args, EM_MEMORY_ARGS);
 }
 
 static void em_store(emit *e, const ir_stmt *s)
@@ -150,8 +150,13 @@ static void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_t
 
 static void em_for(emit *e, const ir_stmt *s)
 {
+    const pf_piece *piece = s == e->outlining ? NULL : pf_split_outlined(e->split, s);
     if (s->loop_kind == IR_LOOP_PARALLEL) {
-        em_parallel_for(e, s);
+        em_parallel_for(e, s, piece);
+        return;
+    }
+    if (piece) {
+        em_outlined_nest(e, s, piece);
         return;
     }
     if (s->loop_kind == IR_LOOP_VECTORIZED && s->width > 1 && em_can_vectorize(e, s)) {
@@ -467,33 +472,46 @@ static void emit_entry(emit *e, const char *name, LLVMValueRef body)
     free(args);
 }
 
+LLVMValueRef em_module(emit *e, const ir_func *f, LLVMContextRef ctx, const char *name,
+                       const pf_split *split, pf_error *err)
+{
+    e->ctx = ctx;
+    e->irf = f;
+    e->split = split && split->n_modules > 1 ? split : NULL;
+    e->mod = LLVMModuleCreateWithNameInContext(name, ctx);
+    e->b = LLVMCreateBuilderInContext(ctx);
+    e->ab = LLVMCreateBuilderInContext(ctx);
+    init_types(e);
+    e->var = pf_xcalloc((size_t)f->n_vars + 1, sizeof *e->var);
+    e->buf_data = pf_xcalloc((size_t)f->n_buffers + 1, sizeof *e->buf_data);
+    define_tables(e);
+    emit_body(e, name);
+    LLVMValueRef body = e->fn;
+    emit_entry(e, name, body);
+    LLVMValueRef entry = e->fn;
+    LLVMDisposeBuilder(e->b);
+    LLVMDisposeBuilder(e->ab);
+    free(e->var);
+    free(e->buf_data);
+    char *msg = NULL;
+    if (LLVMVerifyModule(e->mod, LLVMReturnStatusAction, &msg)) {
+        pf_fail(err, "internal error: LLVM rejected the generated module: %.1500s", msg);
+        LLVMDisposeMessage(msg);
+        LLVMDisposeModule(e->mod);
+        free(e->owned);
+        e->owned = NULL;
+        return NULL;
+    }
+    LLVMDisposeMessage(msg);
+    return entry;
+}
+
 LLVMModuleRef pf_llvm_emit(const ir_func *f, LLVMContextRef ctx, const char *name,
                            pf_error *err)
 {
     emit e = { 0 };
-    e.ctx = ctx;
-    e.irf = f;
-    e.mod = LLVMModuleCreateWithNameInContext(name, ctx);
-    e.b = LLVMCreateBuilderInContext(ctx);
-    e.ab = LLVMCreateBuilderInContext(ctx);
-    init_types(&e);
-    e.var = pf_xcalloc((size_t)f->n_vars + 1, sizeof *e.var);
-    e.buf_data = pf_xcalloc((size_t)f->n_buffers + 1, sizeof *e.buf_data);
-    define_tables(&e);
-    emit_body(&e, name);
-    LLVMValueRef body = e.fn;
-    emit_entry(&e, name, body);
-    LLVMDisposeBuilder(e.b);
-    LLVMDisposeBuilder(e.ab);
-    free(e.var);
-    free(e.buf_data);
-    char *msg = NULL;
-    if (LLVMVerifyModule(e.mod, LLVMReturnStatusAction, &msg)) {
-        pf_fail(err, "internal error: LLVM rejected the generated module: %.1500s", msg);
-        LLVMDisposeMessage(msg);
-        LLVMDisposeModule(e.mod);
+    if (!em_module(&e, f, ctx, name, NULL, err))
         return NULL;
-    }
-    LLVMDisposeMessage(msg);
+    free(e.owned);
     return e.mod;
 }

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "codegen/ir.h"
+#include "codegen/split.h"
 
 #include <llvm-c/Core.h>
 
@@ -17,5 +18,17 @@
  * LLVM's verifier rejects the result (a perfora bug, reported rather than crashing). */
 LLVMModuleRef pf_llvm_emit(const ir_func *f, LLVMContextRef ctx, const char *name,
                            pf_error *err);
+
+/* Module `module` of a split compile (split.h): the same code, where each piece of the plan
+ * is a function `pf_piece_N` defined only in its own module (declared in the others) and the
+ * entry point is defined only in module 0. With split NULL or of one module, pf_llvm_emit. */
+LLVMModuleRef pf_llvm_emit_part(const ir_func *f, LLVMContextRef ctx, const char *name,
+                                const pf_split *split, int module, pf_error *err);
+
+/* Sets the cost of every piece of p (from pf_split_candidates: each in a module of its own) to
+ * the LLVM instructions emitted for it, and p->load[0] to those of the rest: what compiling
+ * each will cost, better than the loop IR can tell (a clamped load or a vector loop expands
+ * unevenly). Returns 0, or -1 with err set. */
+int pf_llvm_measure_pieces(const ir_func *f, pf_split *p, pf_error *err);
 
 #endif

@@ -39,16 +39,37 @@ LLVMValueRef em_intrinsic(emit *e, const char *name, LLVMTypeRef over, LLVMValue
     return LLVMBuildCall2(e->b, fty, fn, args, (unsigned)n, "");
 }
 
-LLVMValueRef em_call_ext(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
-                         int n, LLVMValueRef *args)
+static LLVMValueRef call_ext(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                             int n, LLVMValueRef *args, int memory)
 {
     LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)n, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
     if (!fn) {
         fn = LLVMAddFunction(e->mod, name, fty);
         LLVMSetLinkage(fn, LLVMExternalLinkage);
+        if (memory >= 0) {
+            const char *kinds[3] = { "memory", "nounwind", "willreturn" };
+            for (int i = 0; i < 3; i++) {
+                unsigned k = LLVMGetEnumAttributeKindForName(kinds[i], strlen(kinds[i]));
+                LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                        LLVMCreateEnumAttribute(e->ctx, k,
+                                                                i == 0 ? (uint64_t)memory : 0));
+            }
+        }
     }
     return LLVMBuildCall2(e->b, fty, fn, args, (unsigned)n, "");
+}
+
+LLVMValueRef em_call_ext(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                         int n, LLVMValueRef *args)
+{
+    return call_ext(e, name, ret, params, n, args, -1);
+}
+
+LLVMValueRef em_call_known(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                           int n, LLVMValueRef *args, int memory)
+{
+    return call_ext(e, name, ret, params, n, args, memory);
 }
 
 LLVMValueRef em_var(emit *e, const ir_var *v)
@@ -203,7 +224,7 @@ static LLVMValueRef em_noise(emit *e, const ir_expr *x)
     for (int i = 0; i < x->n_args && i < 4; i++)
         args[i + 1] = em_expr(e, x->args[i]);
     LLVMTypeRef ps[5] = { e->t_i32, e->t_i32, e->t_i32, e->t_i32, e->t_i32 };
-    return em_call_ext(e, "pf_rt_noise", e->t_f32, ps, 5, args);
+    return em_call_known(e, "pf_rt_noise", e->t_f32, ps, 5, args, EM_MEMORY_NONE);
 }
 
 LLVMValueRef em_runtime_median(emit *e, const ir_var *a, LLVMValueRef p, LLVMValueRef n)
@@ -215,8 +236,8 @@ LLVMValueRef em_runtime_median(emit *e, const ir_var *a, LLVMValueRef p, LLVMVal
     LLVMValueRef args[2] = { p, n };
     LLVMTypeRef ps[2] = { e->t_ptr, e->t_i32 };
     bool f = a->type == IR_F32;
-    return em_call_ext(e, f ? "pf_rt_median_f32" : "pf_rt_median_i32", em_type(e, a->type), ps,
-                       2, args);
+    return em_call_known(e, f ? "pf_rt_median_f32" : "pf_rt_median_i32", em_type(e, a->type),
+                         ps, 2, args, EM_MEMORY_ARGS);
 }
 
 static LLVMValueRef em_median(emit *e, const ir_expr *x)
@@ -235,7 +256,7 @@ static LLVMValueRef em_call(emit *e, const ir_expr *x)
         LLVMTypeRef ps[4] = { e->t_i32, e->t_i32, e->t_i32, e->t_i32 };
         for (int i = 0; i < 4; i++)
             args[i] = em_expr(e, x->args[i]);
-        return em_call_ext(e, "pf_rt_perf_hash", e->t_f32, ps, 4, args);
+        return em_call_known(e, "pf_rt_perf_hash", e->t_f32, ps, 4, args, EM_MEMORY_NONE);
     }
     default: return em_math(e, x);
     }

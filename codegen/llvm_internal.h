@@ -4,6 +4,7 @@
 #define PF_CODEGEN_LLVM_INTERNAL_H
 
 #include "codegen/llvm_emit.h"
+#include "codegen/split.h"
 
 typedef struct emit {
     LLVMContextRef ctx;
@@ -28,8 +29,21 @@ typedef struct emit {
         const ir_expr *idx[IR_MAX_DIMS];
         LLVMValueRef ptr;
     } rows[32];
+    /* A split compile (split.h): the plan, and the functions of pieces with their modules. */
+    const pf_split *split;
+    const ir_stmt *outlining;   /* the nest being emitted into its piece's function */
+    int n_owned, cap_owned;
+    struct em_owned {
+        LLVMValueRef fn;
+        int module, piece;
+    } *owned;
 } emit;
 
+/* Builds f into a new module e->mod in ctx (split: outlining the plan's pieces where their
+ * module differs from the code around them) and verifies it. Returns the entry point, or NULL
+ * with err set and the module disposed. The caller frees e->owned. */
+LLVMValueRef em_module(emit *e, const ir_func *f, LLVMContextRef ctx, const char *name,
+                       const pf_split *split, pf_error *err);
 LLVMValueRef em_expr(emit *e, const ir_expr *x);
 LLVMTypeRef em_type(emit *e, ir_type t);
 LLVMValueRef em_i32(emit *e, int64_t v);
@@ -40,6 +54,15 @@ LLVMValueRef em_intrinsic(emit *e, const char *name, LLVMTypeRef over, LLVMValue
 /* Calls (declaring on first use) an external function. */
 LLVMValueRef em_call_ext(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
                          int n, LLVMValueRef *args);
+/* LLVM's memory(...) attribute values (MemoryEffects: two bits per location, argument memory
+ * first): touches no memory; reads and writes only memory its pointer arguments point to. */
+#define EM_MEMORY_NONE 0
+#define EM_MEMORY_ARGS 3
+/* em_call_ext for a function that returns, never unwinds and touches only the memory given:
+ * LLVM may then keep values in registers across the call. Without it a call in a loop
+ * counts as a write to every buffer whose address escaped (to another module's piece, say). */
+LLVMValueRef em_call_known(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeRef *params,
+                           int n, LLVMValueRef *args, int memory);
 /* Element pointer of buf at the given in-range i32 indices. */
 LLVMValueRef em_element_ptr(emit *e, const ir_buffer *buf, LLVMValueRef *idx);
 LLVMValueRef em_gep(emit *e, const ir_buffer *buf, LLVMValueRef base, LLVMValueRef off,
@@ -53,8 +76,11 @@ LLVMValueRef entry_alloca(emit *e, LLVMTypeRef t, const char *name);
 LLVMBasicBlockRef new_block(emit *e, const char *name);
 LLVMTypeRef buffer_struct(emit *e);
 void em_stmt(emit *e, const ir_stmt *s);
-/* llvm_parallel.c: a parallel loop as an outlined body run by pf_rt_parallel_for. */
-void em_parallel_for(emit *e, const ir_stmt *s);
+/* llvm_parallel.c: a parallel loop as an outlined body run by pf_rt_parallel_for; when piece
+ * is not NULL its task function is that piece of a split compile. */
+void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece);
+/* llvm_parallel.c: a loop nest outlined into the function of a piece of a split compile. */
+void em_outlined_nest(emit *e, const ir_stmt *s, const pf_piece *piece);
 /* llvm_srt.c: the calls into the stage runtime (reconstruct/stage_rt.h). */
 void em_stage_rt(emit *e, const ir_stmt *s);
 /* Attaches llvm.loop metadata to a loop's latch branch: an unroll count (> 1) or else no

@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,31 +307,85 @@ static void emit_chunk_loop(emit *e, const ir_stmt *s, LLVMValueRef fn, LLVMValu
     LLVMBuildRet(e->b, em_i32(e, 0));
 }
 
-void em_parallel_for(emit *e, const ir_stmt *s)
+/* The values the outlined code uses from outside, found by walking s (the loop statement for
+ * a nest, the loop's body for a parallel loop). */
+static captures captures_of(emit *e, const ir_stmt *s, const ir_var *defined)
 {
     const ir_func *f = e->irf;
     captures c = { f, pf_xcalloc((size_t)f->n_vars + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1),
                    pf_xcalloc((size_t)f->n_buffers + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1) };
-    c.defined[s->var->id] = 1;
-    walk_stmt(&c, s->then_s);
-    /* Outside: evaluate the bounds and pack the closure. */
-    LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi), step = em_expr(e, s->step);
+    if (defined)
+        c.defined[defined->id] = 1;
+    walk_stmt(&c, s);
+    return c;
+}
+
+static void free_captures(captures *c)
+{
+    free(c->defined);
+    free(c->used);
+    free(c->bufs);
+    free(c->scalar_slot);
+}
+
+/* The closure: [0] lo, [1] step, the captured variables in id order, then (when with_bufs)
+ * the buffers; *n_var_slots is where the buffers start. */
+static LLVMValueRef pack_closure(emit *e, const captures *c, LLVMValueRef lo, LLVMValueRef step,
+                                 bool with_bufs, int *n_var_slots)
+{
+    const ir_func *f = e->irf;
     int n_slots = 2;
     for (int id = 0; id < f->n_vars; id++)
-        n_slots += c.used[id] && !c.defined[id] && e->var[id];
-    for (int id = 0; id < f->n_buffers; id++)
-        n_slots += c.bufs[id] && e->buf_data[id];
+        n_slots += c->used[id] && !c->defined[id] && e->var[id];
+    for (int id = 0; with_bufs && id < f->n_buffers; id++)
+        n_slots += c->bufs[id] && e->buf_data[id];
     LLVMValueRef closure = entry_alloca(e, LLVMArrayType(e->t_i64, (unsigned)n_slots), "closure");
     LLVMBuildStore(e->b, to_slot(e, lo), slot_ptr(e, closure, 0));
     LLVMBuildStore(e->b, to_slot(e, step), slot_ptr(e, closure, 1));
     int slot = 2;
     for (int id = 0; id < f->n_vars; id++)
-        if (c.used[id] && !c.defined[id] && e->var[id])
+        if (c->used[id] && !c->defined[id] && e->var[id])
             LLVMBuildStore(e->b, to_slot(e, e->var[id]), slot_ptr(e, closure, slot++));
-    int n_var_slots = slot;
-    for (int id = 0; id < f->n_buffers; id++)
-        if (c.bufs[id] && e->buf_data[id])
+    *n_var_slots = slot;
+    for (int id = 0; with_bufs && id < f->n_buffers; id++)
+        if (c->bufs[id] && e->buf_data[id])
             LLVMBuildStore(e->b, to_slot(e, e->buf_data[id]), slot_ptr(e, closure, slot++));
+    return closure;
+}
+
+/* A non-zero status returns from the enclosing function. */
+static void return_on_failure(emit *e, LLVMValueRef status)
+{
+    LLVMBasicBlockRef ok = new_block(e, "call_ok"), bad = new_block(e, "call_fail");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, status, em_i32(e, 0), ""), ok, bad);
+    LLVMPositionBuilderAtEnd(e->b, bad);
+    LLVMBuildRet(e->b, status);
+    LLVMPositionBuilderAtEnd(e->b, ok);
+}
+
+/* A piece of another module (split.h) is an external function with the piece's name, recorded
+ * with its module so that the other modules keep only its declaration. */
+static void make_piece(emit *e, LLVMValueRef fn, const pf_piece *piece)
+{
+    char name[32];
+    snprintf(name, sizeof name, "pf_piece_%d", pf_split_index(e->split, piece));
+    LLVMSetValueName2(fn, name, strlen(name));
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+    if (e->n_owned == e->cap_owned) {
+        e->cap_owned = e->cap_owned ? 2 * e->cap_owned : 8;
+        e->owned = pf_xrealloc(e->owned, sizeof *e->owned * (size_t)e->cap_owned);
+    }
+    e->owned[e->n_owned++] = (struct em_owned){ fn, piece->module,
+                                                pf_split_index(e->split, piece) };
+}
+
+void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece)
+{
+    captures c = captures_of(e, s->then_s, s->var);
+    /* Outside: evaluate the bounds and pack the closure. */
+    LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi), step = em_expr(e, s->step);
+    int n_var_slots;
+    LLVMValueRef closure = pack_closure(e, &c, lo, step, true, &n_var_slots);
     LLVMValueRef span = LLVMBuildSub(e->b, hi, lo, "");
     LLVMValueRef n = LLVMBuildSDiv(e->b, LLVMBuildAdd(e->b, span, LLVMBuildSub(e->b, step,
                                                                                em_i32(e, 1), ""),
@@ -349,18 +404,42 @@ void em_parallel_for(emit *e, const ir_stmt *s)
                     LLVMBuildTrunc(e->b, bstep, e->t_i32, ""));
     LLVMBuildBr(e->ab, LLVMGetNextBasicBlock(LLVMGetFirstBasicBlock(chunk)));
     LLVMValueRef fn = task_wrapper(e, chunk, n_var_slots, nb);
+    if (piece)
+        make_piece(e, fn, piece);
     restore(e, &out);
     /* The call. */
     LLVMValueRef args[3] = { fn, closure, n };
     LLVMTypeRef ps[3] = { e->t_ptr, e->t_ptr, e->t_i32 };
-    LLVMValueRef status = em_call_ext(e, "pf_rt_parallel_for", e->t_i32, ps, 3, args);
-    LLVMBasicBlockRef ok = new_block(e, "par_ok"), bad = new_block(e, "par_fail");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, status, em_i32(e, 0), ""), ok, bad);
-    LLVMPositionBuilderAtEnd(e->b, bad);
-    LLVMBuildRet(e->b, status);
-    LLVMPositionBuilderAtEnd(e->b, ok);
-    free(c.defined);
-    free(c.used);
-    free(c.bufs);
-    free(c.scalar_slot);
+    return_on_failure(e, em_call_ext(e, "pf_rt_parallel_for", e->t_i32, ps, 3, args));
+    free_captures(&c);
+}
+
+/* A loop nest of another module: `i32 piece(ptr closure, i32, i32, ptr noalias buf...)` (the
+ * chunk function's signature; begin and end unused) called once, in place of the nest. */
+void em_outlined_nest(emit *e, const ir_stmt *s, const pf_piece *piece)
+{
+    captures c = captures_of(e, s, NULL);
+    int n_var_slots;
+    LLVMValueRef closure = pack_closure(e, &c, em_i32(e, 0), em_i32(e, 0), false, &n_var_slots);
+    saved_state out;
+    save(e, &out);
+    int nb = count_bufs(&c, &out);
+    LLVMValueRef *args = pf_xmalloc(sizeof *args * (size_t)(3 + nb));
+    args[0] = closure;
+    args[1] = args[2] = em_i32(e, 0);
+    for (int id = 0, k = 3; id < e->irf->n_buffers; id++)
+        if (c.bufs[id] && out.buf_data[id])
+            args[k++] = out.buf_data[id];
+    LLVMValueRef fn = outline(e, &c, &out);
+    e->outlining = s;
+    em_stmt(e, s);
+    e->outlining = NULL;
+    LLVMBuildRet(e->b, em_i32(e, 0));
+    LLVMBuildBr(e->ab, LLVMGetNextBasicBlock(LLVMGetFirstBasicBlock(fn)));
+    make_piece(e, fn, piece);
+    restore(e, &out);
+    return_on_failure(e, LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args,
+                                        (unsigned)(3 + nb), ""));
+    free(args);
+    free_captures(&c);
 }

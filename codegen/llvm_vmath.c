@@ -102,7 +102,7 @@ LLVMValueRef em_vector_math(emit *e, ir_fn fn, LLVMValueRef *args, int n_args, i
         LLVMValueRef a[2];
         for (int i = 0; i < n_args; i++)
             a[i] = chunk(e, args[i], W, 8 * c);
-        parts[c] = em_call_ext(e, name, v8, ps, n_args, a);
+        parts[c] = em_call_known(e, name, v8, ps, n_args, a, EM_MEMORY_NONE);
     }
     return concat(e, parts, W / 8);
 }

@@ -334,8 +334,8 @@ static void lanes_median(vec *v, const ir_var *a, LLVMValueRef nv, LLVMValueRef 
     LLVMValueRef args[6] = { v->vslot[a->id], em_i32(e, a->array_len), stride, em_i32(e, v->W),
                              n, out };
     LLVMTypeRef ps[6] = { e->t_ptr, e->t_i32, e->t_i32, e->t_i32, e->t_ptr, e->t_ptr };
-    em_call_ext(e, a->type == IR_F32 ? "pf_rt_median_lanes_f32" : "pf_rt_median_lanes_i32",
-                e->t_void, ps, 6, args);
+    em_call_known(e, a->type == IR_F32 ? "pf_rt_median_lanes_f32" : "pf_rt_median_lanes_i32",
+                  e->t_void, ps, 6, args, EM_MEMORY_ARGS);
 }
 
 /* An array from outside the body (scalar storage): one call when n is uniform, else one per

@@ -49,6 +49,14 @@ static void read_hook(pf_eval_worker *w)
     w->hook_text = pf_xstrdup(colon + 1);
 }
 
+pf_compile_options pf_eval_compile_options(const pf_eval_worker *w)
+{
+    pf_compile_options o = { 0 };
+    o.backend = w->cfg.backend;
+    o.compile_threads = w->cfg.lock_path ? 1 : 0;
+    return o;
+}
+
 static int load_program(pf_eval_worker *w, pf_error *err)
 {
     w->prog = pf_load_program(w->cfg.program, err);
@@ -61,8 +69,7 @@ static int load_program(pf_eval_worker *w, pf_error *err)
     for (int i = 0; i < w->cfg.n_params; i++)
         if (pf_params_set(&w->params, w->prog, w->cfg.params[i], err))
             return -1;
-    pf_compile_options o = { 0 };
-    o.backend = w->cfg.backend;
+    pf_compile_options o = pf_eval_compile_options(w);
     w->exact = pf_compile(w->prog, &w->params, &o, err);
     return w->exact ? 0 : pf_fail_prefix(err, "compiling the exact program");
 }

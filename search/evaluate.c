@@ -86,8 +86,7 @@ static int build(pf_eval_worker *w, const char *text, candidate *c, pf_eval_reco
         pf_record_set_invalid(out, "schedule refused: %s", err.msg);
         return -1;
     }
-    pf_compile_options o = { 0 };
-    o.backend = w->cfg.backend;
+    pf_compile_options o = pf_eval_compile_options(w);
     o.schedule = &c->sched;
     double t0 = pf_now_ms();
     c->variant = pf_compile(w->prog, &w->params, &o, &err);

@@ -37,6 +37,11 @@ struct pf_eval_worker {
 };
 
 double pf_now_ms(void);
+/* The compile options of the worker's variants (exact and candidates): its backend, and one
+ * compile thread when the worker shares a node's timing lock (as every `perfora tune` worker
+ * does): the workers already compile on every core, and a compile's second thread would slow
+ * another worker's timed runs. */
+pf_compile_options pf_eval_compile_options(const pf_eval_worker *w);
 void pf_timing_lock(pf_eval_worker *w);
 void pf_timing_unlock(pf_eval_worker *w);
 
