@@ -352,12 +352,14 @@ static void part2_table(bench_prog *bp, pf_image *in, int threads, int reps, cha
     bench_img vin = bench_view(in);
 #ifdef BENCH_HAVE_HALIDE
     bench_hl_set_threads(threads);
-    for (int a = 1; a >= 0; a--) {
+    static const int hl_flags[3] = { BENCH_HL_ADAMS, BENCH_HL_ADAMS | BENCH_HL_STRICT, 0 };
+    static const char *const hl_names[3] = { "Adams2019", "Adams2019 strict_float", "hand" };
+    for (int a = 0; a < 3; a++) {
         trow *r = &rows[n++];
         r->out = pf_image_new(w, h, 3, &err);
         bench_img vo = bench_view(r->out);
-        snprintf(r->name, sizeof r->name, "Halide exact %s", a ? "Adams2019" : "hand");
-        r->ok = bench_hl_make(BENCH_BLUR, a, &vin, &vo, &r->m) == 0;
+        snprintf(r->name, sizeof r->name, "Halide exact %s", hl_names[a]);
+        r->ok = bench_hl_make(BENCH_BLUR, hl_flags[a], &vin, &vo, &r->m) == 0;
         bench_strcpy(r->why, sizeof r->why, r->m.note);
     }
 #else
@@ -392,17 +394,18 @@ static void part2_table(bench_prog *bp, pf_image *in, int threads, int reps, cha
     cp->ok = true;
     measure(rows, n, reps);
     double t_adams = first_pf > 0 ? med(&rows[0]) : NAN, t_copy = med(cp);
+    double t_strict = first_pf > 1 && rows[1].ok ? med(&rows[1]) : NAN;
     double t_exact = med(&rows[first_pf]);
     printf("\n%dx%d, %d thread%s (copy: %.1f MB read + %.1f MB written)\n", w, h, threads,
            threads > 1 ? "s" : "", in->plane * 12.0 / 1e6, in->plane * 12.0 / 1e6);
-    printf("  %-36s %10s %10s %10s %11s %11s %9s  %s\n", "method", "median ms", "min ms",
-           "Adams/x", "x/copy", "exact/x", "Lab err", "notes");
+    printf("  %-36s %10s %10s %10s %10s %11s %11s %9s  %s\n", "method", "median ms", "min ms",
+           "Adams/x", "strict/x", "x/copy", "exact/x", "Lab err", "notes");
     for (int i = 0; i < n; i++) {
         trow *r = &rows[i];
         if (!r->ok) {
             first_line(r->why);
-            printf("  %-36s %10s %10s %10s %11s %11s %9s  %s\n", r->name, "n/a", "", "", "", "",
-                   "", r->why);
+            printf("  %-36s %10s %10s %10s %10s %11s %11s %9s  %s\n", r->name, "n/a", "", "", "",
+                   "", "", "", r->why);
             continue;
         }
         double t = med(r);
@@ -414,11 +417,14 @@ static void part2_table(bench_prog *bp, pf_image *in, int threads, int reps, cha
                 snprintf(lab_s, sizeof lab_s, "%.3f", lab);
         }
         first_line(r->why);
-        char adams_s[16] = "-";
+        char adams_s[16] = "-", strict_s[16] = "-";
         if (!isnan(t_adams))
             snprintf(adams_s, sizeof adams_s, "%.2f", t_adams / t);
-        printf("  %-36s %10.3f %10.3f %10s %11.2f %11.2f %9s  %s\n", r->name, t,
-               bench_min(r->t, r->n), adams_s, t / t_copy, t_exact / t, lab_s, r->why);
+        if (!isnan(t_strict))
+            snprintf(strict_s, sizeof strict_s, "%.2f", t_strict / t);
+        printf("  %-36s %10.3f %10.3f %10s %10s %11.2f %11.2f %9s  %s\n", r->name, t,
+               bench_min(r->t, r->n), adams_s, strict_s, t / t_copy, t_exact / t, lab_s,
+               r->why);
     }
     for (int i = 0; i < n; i++) {
         bench_method_free(&rows[i].m);

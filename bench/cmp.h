@@ -51,9 +51,14 @@ int bench_plainc_make(bench_app app, int naive, const bench_img *in, const bench
  * plain C: what perforation of plain loops gives (issue 7's 5.6-6x over plain exact C). */
 int bench_plainc_blur_variant_make(const bench_img *in, const bench_img *out, bench_method *m);
 int bench_cv_make(bench_app app, const bench_img *in, const bench_img *out, bench_method *m);
-/* adams = 0: the hand schedule; 1: the Adams2019 autoscheduler (parallelism = threads of the
- * machine). The Halide pipeline is JIT-compiled here, not in run. */
-int bench_hl_make(bench_app app, int adams, const bench_img *in, const bench_img *out,
+/* flags 0: the hand schedule; BENCH_HL_ADAMS: the Adams2019 autoscheduler (parallelism =
+ * threads of the machine); with BENCH_HL_STRICT: compiled with Halide's strict_float target
+ * feature. By default Halide lets LLVM reassociate and contract float arithmetic (its
+ * CodeGen_LLVM sets the reassoc and contract fast-math flags on every float operation), which
+ * perfora's exact code never does. The Halide pipeline is JIT-compiled here, not in run. */
+#define BENCH_HL_ADAMS 1
+#define BENCH_HL_STRICT 2
+int bench_hl_make(bench_app app, int flags, const bench_img *in, const bench_img *out,
                   bench_method *m);
 
 /* Worker threads of every later run (OpenCV: cv::setNumThreads; Halide: its JIT runtime's

@@ -462,7 +462,7 @@ Param<int> *thread_count = nullptr;
 
 }  // namespace
 
-extern "C" int bench_hl_make(bench_app app, int use_adams, const bench_img *in,
+extern "C" int bench_hl_make(bench_app app, int flags, const bench_img *in,
                              const bench_img *out, bench_method *m)
 {
     memset(m, 0, sizeof *m);
@@ -473,6 +473,10 @@ extern "C" int bench_hl_make(bench_app app, int use_adams, const bench_img *in,
     h->in = wrap(in);
     h->out = wrap(out);
     std::string why;
+    bool use_adams = flags & BENCH_HL_ADAMS;
+    Target target = jit_target();
+    if (flags & BENCH_HL_STRICT)
+        target = target.with_feature(Target::StrictFloat);
     try {
         switch (app) {
         case BENCH_BLUR: why = build_blur(h, use_adams); break;
@@ -488,9 +492,9 @@ extern "C" int bench_hl_make(bench_app app, int use_adams, const bench_img *in,
             for (const region &b : h->border_regions)
                 h->border_out.push_back(crop(h->out, b.x0, b.y0, b.x1, b.y1));
             quiet_stderr q;  // Halide's storage-folding advice
-            h->main.compile_jit(jit_target());
+            h->main.compile_jit(target);
             if (h->border.defined())
-                h->border.compile_jit(jit_target());
+                h->border.compile_jit(target);
         }
     } catch (const Halide::Error &e) {
         why = std::string("Halide: ") + e.what();
