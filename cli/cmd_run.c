@@ -51,6 +51,17 @@ static int add_arg(const char **list, int *n, const char *value)
     return 0;
 }
 
+/* A count from 1 to max for option opt. */
+static int parse_count(const char *opt, const char *v, long max, int *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 1 || n > max)
+        return pf_cli_usage("run", "%s takes a count from 1 to %ld", opt, max);
+    *out = (int)n;
+    return 0;
+}
+
 static int parse_option(run_args *a, const char *s, const char *v)
 {
     if (strcmp(s, "--in") == 0)
@@ -62,30 +73,12 @@ static int parse_option(run_args *a, const char *s, const char *v)
     if (strcmp(s, "--backend") == 0)
         return pf_backend_parse(v, &a->copt.backend) == 0
                    ? 0 : pf_cli_usage("run", "unknown backend '%s' (jit, interp, c)", v);
-    if (strcmp(s, "--time") == 0) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*end || n < 1 || n > 100000)
-            return pf_cli_usage("run", "--time takes a count from 1 to 100000");
-        a->times = (int)n;
-        return 0;
-    }
-    if (strcmp(s, "--threads") == 0) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*end || n < 1 || n > 64)
-            return pf_cli_usage("run", "--threads takes a count from 1 to 64");
-        a->copt.threads = (int)n;
-        return 0;
-    }
-    if (strcmp(s, "--compile-threads") == 0) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*end || n < 1 || n > 8)
-            return pf_cli_usage("run", "--compile-threads takes a count from 1 to 8");
-        a->copt.compile_threads = (int)n;
-        return 0;
-    }
+    if (strcmp(s, "--time") == 0)
+        return parse_count(s, v, 100000, &a->times);
+    if (strcmp(s, "--threads") == 0)
+        return parse_count(s, v, 64, &a->copt.threads);
+    if (strcmp(s, "--compile-threads") == 0)
+        return parse_count(s, v, 8, &a->copt.compile_threads);
     if (strcmp(s, "--schedule") == 0)
         a->schedule = v;
     else if (strcmp(s, "--dump-ir") == 0)

@@ -227,3 +227,29 @@ bool ir_has_unroll(const ir_stmt *s)
 {
     return has_loop_where(s, unrolled_loop);
 }
+
+static bool parallel_loop(const ir_stmt *s)
+{
+    return s->loop_kind == IR_LOOP_PARALLEL;
+}
+
+bool ir_has_parallel(const ir_stmt *s)
+{
+    return has_loop_where(s, parallel_loop);
+}
+
+int ir_loop_depth(const ir_stmt *s)
+{
+    if (!s)
+        return 0;
+    int d = 0;
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++) {
+        int k = ir_loop_depth(s->body[i]);
+        d = k > d ? k : d;
+    }
+    if (s->kind != IR_S_BLOCK) {
+        int a = ir_loop_depth(s->then_s), b = ir_loop_depth(s->else_s);
+        d = a > b ? a : b;
+    }
+    return d + (s->kind == IR_S_FOR);
+}

@@ -29,5 +29,9 @@ void ir_defined_vars(const ir_stmt *s, char *mark);
 bool ir_has_loop(const ir_stmt *s);
 /* Whether s contains a loop with an unroll count above 1 (a schedule's `unroll`). */
 bool ir_has_unroll(const ir_stmt *s);
+/* Whether s contains a parallel loop. */
+bool ir_has_parallel(const ir_stmt *s);
+/* Loop levels of the deepest nest in s (s itself counted when it is a loop). */
+int ir_loop_depth(const ir_stmt *s);
 
 #endif

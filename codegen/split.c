@@ -2,15 +2,16 @@
 #include "codegen/split.h"
 
 #include "base/arena.h"
+#include "codegen/ir_clone.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Where a statement runs: once per run or per channel (top), once per tile (tile), once per
+/* Where a statement runs: once per run or per channel (top), once per tile (tile), or once per
  * row of a parallel loop over rows (row: only nests that do much more than a row's worth of
- * work per call, such as a window per pixel, are outlined), or per pixel (hot: nothing in
- * here is ever outlined). */
-typedef enum ctx { CTX_TOP, CTX_TILE, CTX_ROW, CTX_HOT } ctx;
+ * work per call, such as a window per pixel, are outlined). Nothing inside a piece's nest is
+ * looked at: it runs per row or per pixel. */
+typedef enum ctx { CTX_TOP, CTX_TILE, CTX_ROW } ctx;
 
 /* Pieces below this share of the whole stay with the code around them: a separate function
  * buys no balance and costs a closure. */
@@ -73,35 +74,6 @@ static int add_piece(collect *c, const ir_stmt *s, pf_piece_kind kind, int paren
     return c->n++;
 }
 
-static bool has_parallel(const ir_stmt *s)
-{
-    if (!s)
-        return false;
-    if (s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_PARALLEL)
-        return true;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        if (has_parallel(s->body[i]))
-            return true;
-    return s->kind != IR_S_BLOCK && (has_parallel(s->then_s) || has_parallel(s->else_s));
-}
-
-/* Loop levels of s's deepest nest (s counted when it is a loop). */
-static int loop_depth(const ir_stmt *s)
-{
-    if (!s)
-        return 0;
-    int d = 0;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++) {
-        int k = loop_depth(s->body[i]);
-        d = k > d ? k : d;
-    }
-    if (s->kind != IR_S_BLOCK) {
-        int a = loop_depth(s->then_s), b = loop_depth(s->else_s);
-        d = a > b ? a : b;
-    }
-    return d + (s->kind == IR_S_FOR);
-}
-
 static bool steps_over_tiles(const ir_stmt *s)
 {
     return s->step && s->step->kind == IR_CONST && s->step->ival > 1;
@@ -117,12 +89,12 @@ static void walk_for(collect *c, const ir_stmt *s, ctx where, int parent)
         return;
     }
     if (where == CTX_ROW) {
-        if (loop_depth(s) >= 3)  /* columns, and a window in each */
+        if (ir_loop_depth(s) >= 3)  /* columns, and a window in each */
             add_piece(c, s, PF_PIECE_NEST, parent);
         return;
     }
     bool vector = s->loop_kind == IR_LOOP_VECTORIZED;
-    if (where == CTX_TOP && has_parallel(s->then_s))
+    if (where == CTX_TOP && ir_has_parallel(s->then_s))
         walk(c, s->then_s, CTX_TOP, parent);      /* channels or stages around parallel loops */
     else if (!vector && steps_over_tiles(s))
         walk(c, s->then_s, CTX_TILE, parent);     /* a tile loop: its body runs per tile */
@@ -132,7 +104,7 @@ static void walk_for(collect *c, const ir_stmt *s, ctx where, int parent)
 
 static void walk(collect *c, const ir_stmt *s, ctx where, int parent)
 {
-    if (!s || where == CTX_HOT)
+    if (!s)
         return;
     switch (s->kind) {
     case IR_S_BLOCK:

@@ -1,5 +1,6 @@
 /* Split compiles (codegen/split.h): which pieces the plan outlines and how it deals them out
  * to modules, and that compiling in 1, 2 or 3 modules gives the same outputs to the bit. */
+#include "codegen/ir_clone.h"
 #include "codegen/llvm_emit.h"
 #include "codegen/lower.h"
 #include "codegen/passes.h"
@@ -36,22 +37,6 @@ static bool contains(const ir_stmt *outer, const ir_stmt *s)
         if (contains(outer->body[i], s))
             return true;
     return outer->kind != IR_S_BLOCK && (contains(outer->then_s, s) || contains(outer->else_s, s));
-}
-
-static int loop_depth(const ir_stmt *s)
-{
-    if (!s)
-        return 0;
-    int d = 0;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++) {
-        int k = loop_depth(s->body[i]);
-        d = k > d ? k : d;
-    }
-    if (s->kind != IR_S_BLOCK) {
-        int a = loop_depth(s->then_s), b = loop_depth(s->else_s);
-        d = a > b ? a : b;
-    }
-    return d + (s->kind == IR_S_FOR);
 }
 
 /* Loops that enclose s inside `in` and step by 1 (rows, columns, channels). */
@@ -123,7 +108,7 @@ static void test_plan_row_loops(void)
             continue;
         nests++;
         CU_ASSERT(q->parent >= 0 && p->piece[q->parent].kind == PF_PIECE_CHUNK);
-        CU_ASSERT(loop_depth(q->s) >= 3);  /* columns > window rows > window columns */
+        CU_ASSERT(ir_loop_depth(q->s) >= 3);  /* columns > window rows > window columns */
     }
     CU_ASSERT(nests >= 1);
     pf_split_free(p);
