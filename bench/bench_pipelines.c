@@ -154,13 +154,19 @@ static void add_perfora(row *r, bench_prog *bp, const char *sched, unsigned flag
 
 /* ---- one table: an app at one size and thread count ---- */
 
+#define N_HL 3
+static const int hl_flags[N_HL] = { 0, BENCH_HL_ADAMS, BENCH_HL_ADAMS | BENCH_HL_STRICT };
+static const char *const hl_names[N_HL] = { "hand", "Adams2019", "Adams2019 strict_float" };
+
 typedef struct app_bench {
     bench_app app;
     bench_prog prog;
     pf_image *in, *ref;   /* the input and perfora's default output (1 thread) */
-    bench_method hl[2];   /* hand, Adams2019: compiled once, shared by both thread counts */
-    pf_image *hl_out[2];
-    int hl_rc[2];
+    /* Halide: hand, Adams2019, Adams2019 with strict_float (cmp.h: Halide's default compiles
+     * with reassociation and contraction); compiled once, shared by both thread counts */
+    bench_method hl[N_HL];
+    pf_image *hl_out[N_HL];
+    int hl_rc[N_HL];
 } app_bench;
 
 static void first_line(char *s)
@@ -250,7 +256,7 @@ static void print_rows(const row *rows, int n, double t_perfora)
 typedef struct summary {
     bool done;
     double perfora, best;          /* default schedule; best perfora row */
-    double naive, reasonable, cv, hand, adams;  /* NAN when not measured */
+    double naive, reasonable, cv, hand, adams, strict;  /* NAN when not measured */
     char best_name[48];
 } summary;
 
@@ -291,10 +297,9 @@ static void run_table(app_bench *ab, int threads, const options *o, summary *sum
 #endif
 #ifdef BENCH_HAVE_HALIDE
     bench_hl_set_threads(threads);
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < N_HL; a++) {
         row *r = &rows[n++];
-        snprintf(r->name, sizeof r->name, "Halide %s %s", bench_hl_version(),
-                 a ? "Adams2019" : "hand");
+        snprintf(r->name, sizeof r->name, "Halide %s %s", bench_hl_version(), hl_names[a]);
         r->m = ab->hl[a];
         r->m.destroy = NULL;  /* the method and its output belong to app_bench */
         r->out = ab->hl_out[a];
@@ -339,7 +344,8 @@ static void run_table(app_bench *ab, int threads, const options *o, summary *sum
     sum->reasonable = named(rows, n, "C reasonable");
     sum->cv = named(rows, n, "OpenCV");
     sum->hand = named(rows, n, " hand");
-    sum->adams = named(rows, n, " Adams2019");
+    sum->adams = named(rows, n, " Adams2019");  /* the first: the default target */
+    sum->strict = named(rows, n, " Adams2019 strict_float");
     for (int i = 0; i < n; i++) {
         if (strncmp(rows[i].name, "Halide", 6) == 0) {
             rows[i].m.ctx = NULL;  /* not ours to free */
@@ -370,14 +376,13 @@ static int app_setup(app_bench *ab, bench_app app, pf_image *in, pf_error *err)
         return -1;
 #ifdef BENCH_HAVE_HALIDE
     bench_img vin = bench_view(in);
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < N_HL; a++) {
         ab->hl_out[a] = pf_image_new(in->width, in->height, 3, err);
         bench_img vo = bench_view(ab->hl_out[a]);
         double t0 = bench_now_ms();
-        ab->hl_rc[a] = bench_hl_make(app, a, &vin, &vo, &ab->hl[a]);
-        fprintf(stderr, "  [Halide %s %s: %s in %.1f s]\n", app_file[app],
-                a ? "Adams2019" : "hand", ab->hl_rc[a] ? "failed" : "compiled",
-                (bench_now_ms() - t0) / 1e3);
+        ab->hl_rc[a] = bench_hl_make(app, hl_flags[a], &vin, &vo, &ab->hl[a]);
+        fprintf(stderr, "  [Halide %s %s: %s in %.1f s]\n", app_file[app], hl_names[a],
+                ab->hl_rc[a] ? "failed" : "compiled", (bench_now_ms() - t0) / 1e3);
     }
 #endif
     return 0;
@@ -385,7 +390,7 @@ static int app_setup(app_bench *ab, bench_app app, pf_image *in, pf_error *err)
 
 static void app_teardown(app_bench *ab)
 {
-    for (int a = 0; a < 2; a++) {
+    for (int a = 0; a < N_HL; a++) {
         bench_method_free(&ab->hl[a]);
         pf_image_free(ab->hl_out[a]);
     }
@@ -397,30 +402,33 @@ static void print_ratio_table(summary s[2][2][BENCH_APP_COUNT], const options *o
 {
     static const int W[2] = { 820, 2048 }, H[2] = { 614, 1536 };
     printf("\n## Ratios (time of perfora exact JIT / time of the other; < 1: perfora faster)\n");
-    printf("%-17s %-9s %3s %8s %8s %8s %8s %9s %11s %12s  %s\n", "app", "size", "thr",
-           "/naiveC", "/reasC", "/OpenCV", "/HL-hand", "/HL-Adams", "best/HLhand",
-           "best/HLAdams", "best perfora schedule");
+    printf("# HL-strict: Halide Adams2019 with strict_float (no reassociation or contraction, as\n"
+           "# perfora's exact code); HL-hand and HL-Adams compile with Halide's fast-math\n");
+    printf("%-17s %-9s %3s %8s %8s %8s %8s %9s %10s %11s %12s %13s  %s\n", "app", "size", "thr",
+           "/naiveC", "/reasC", "/OpenCV", "/HL-hand", "/HL-Adams", "/HL-strict", "best/HLhand",
+           "best/HLAdams", "best/HLstrict", "best perfora schedule");
     for (int z = 0; z < 2; z++)
         for (int t = 0; t < 2; t++)
             for (int a = 0; a < BENCH_APP_COUNT; a++) {
                 const summary *q = &s[z][t][a];
                 if (!q->done)
                     continue;
-                char size[16], r[7][16];
+                char size[16], r[9][16];
                 snprintf(size, sizeof size, "%dx%d", W[z], H[z]);
-                const double num[7] = { q->perfora, q->perfora, q->perfora, q->perfora,
-                                        q->perfora, q->best, q->best };
-                const double den[7] = { q->naive, q->reasonable, q->cv, q->hand, q->adams,
-                                        q->hand, q->adams };
-                for (int k = 0; k < 7; k++) {
+                const double num[9] = { q->perfora, q->perfora, q->perfora, q->perfora,
+                                        q->perfora, q->perfora, q->best, q->best, q->best };
+                const double den[9] = { q->naive, q->reasonable, q->cv, q->hand, q->adams,
+                                        q->strict, q->hand, q->adams, q->strict };
+                for (int k = 0; k < 9; k++) {
                     double v = num[k] / den[k];
                     if (isnan(v))
                         snprintf(r[k], sizeof r[k], "-");
                     else
                         snprintf(r[k], sizeof r[k], "%.2f", v);
                 }
-                printf("%-17s %-9s %3d %8s %8s %8s %8s %9s %11s %12s  %s\n", app_file[a], size,
-                       t + 1, r[0], r[1], r[2], r[3], r[4], r[5], r[6], q->best_name);
+                printf("%-17s %-9s %3d %8s %8s %8s %8s %9s %10s %11s %12s %13s  %s\n",
+                       app_file[a], size, t + 1, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
+                       r[8], q->best_name);
             }
     (void)o;
 }
