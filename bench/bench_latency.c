@@ -37,20 +37,13 @@ static void phase_times(const pf_variant *v, double out[N_PHASES])
     memcpy(out, t, sizeof t);
 }
 
-static double process_cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* *t_cpu: CPU time of the process over parse + compile (every compile thread; less sensitive
  * to a loaded machine than wall time). phases[N_PHASES]: CPU ms per phase of pf_compile.
  * compile_threads: pf_compile_options' (0: the default, one per core). */
 static int compile_once(const char *name, const char *src, int compile_threads, double *t_parse,
                         double *t_compile, double *t_cpu, double *phases, pf_error *err)
 {
-    double c0 = process_cpu_ms();
+    double c0 = bench_cpu_ms();
     double t0 = bench_now_ms();
     pf_program *prog = pf_compile_string(name, src, err);
     if (!prog)
@@ -67,7 +60,7 @@ static int compile_once(const char *name, const char *src, int compile_threads, 
     if (v) {
         *t_parse = t1 - t0;
         *t_compile = t2 - t1;
-        *t_cpu = process_cpu_ms() - c0;
+        *t_cpu = bench_cpu_ms() - c0;
         phase_times(v, phases);
     }
     pf_variant_free(v);

@@ -267,8 +267,18 @@ LLVMOrcLLJITRef jit_create(int opt_level, pf_error *err)
     return jit;
 }
 
+int jit_lookup(pf_jit *j, pf_error *err)
+{
+    LLVMOrcExecutorAddress addr = 0;
+    LLVMErrorRef e = LLVMOrcLLJITLookup(j->jit, &addr, JIT_ENTRY);
+    if (e)
+        return jit_llvm_error(e, "looking up the compiled pipeline", err);
+    j->fn = (pf_pipeline_fn)(uintptr_t)addr;
+    return 0;
+}
+
 static int add_and_lookup(pf_jit *j, LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod,
-                          const char *name, pf_error *err)
+                          pf_error *err)
 {
     LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
     LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModule(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), tsm);
@@ -276,12 +286,7 @@ static int add_and_lookup(pf_jit *j, LLVMOrcThreadSafeContextRef tsc, LLVMModule
         LLVMOrcDisposeThreadSafeModule(tsm);
         return jit_llvm_error(e, "adding the module to the JIT", err);
     }
-    LLVMOrcExecutorAddress addr = 0;
-    e = LLVMOrcLLJITLookup(j->jit, &addr, name);
-    if (e)
-        return jit_llvm_error(e, "looking up the compiled pipeline", err);
-    j->fn = (pf_pipeline_fn)(uintptr_t)addr;
-    return 0;
+    return jit_lookup(j, err);
 }
 
 pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *err)
@@ -299,10 +304,9 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
         return j;
     }
     double t = pf_thread_cpu_ms();
-    const char *name = "pf_pipeline";
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
-    LLVMModuleRef mod = pf_llvm_emit(f, ctx, name, err);
+    LLVMModuleRef mod = pf_llvm_emit(f, ctx, JIT_ENTRY, err);
     jit_lap(&t, &times->emit_ms);
     pf_jit *j = NULL;
     LLVMTargetMachineRef tm = NULL;
@@ -325,7 +329,7 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
     jit_lap(&t, &times->jit_ms);
     if (!j->jit)
         goto fail_mod;
-    if (add_and_lookup(j, tsc, mod, name, err) != 0) {
+    if (add_and_lookup(j, tsc, mod, err) != 0) {
         pf_jit_free(j);
         j = NULL;
     }

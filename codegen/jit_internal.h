@@ -14,6 +14,9 @@ struct pf_jit {
     pf_pipeline_fn fn;
 };
 
+/* The compiled pipeline's entry point, in every module. */
+#define JIT_ENTRY "pf_pipeline"
+
 /* Adds the calling thread's CPU time since *t to *acc (when acc is not NULL), restarts *t. */
 void jit_lap(double *t, double *acc);
 /* Sets err from an LLVM error (consumed); returns -1. */
@@ -23,6 +26,8 @@ LLVMTargetMachineRef jit_host_machine(int opt_level, pf_error *err);
 /* Runs the opt level's pass pipeline on mod (unrolled: the IR has a schedule's unroll). */
 int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool llvm_default,
                  bool unrolled, pf_error *err);
+/* Looks the entry point up in j's JIT (linking what was added) and sets j->fn. */
+int jit_lookup(pf_jit *j, pf_error *err);
 /* An LLJIT for the host with the runtime's symbols and the process's (libm) defined. */
 LLVMOrcLLJITRef jit_create(int opt_level, pf_error *err);
 

@@ -12,7 +12,6 @@
 #include <llvm-c/Error.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdint.h>
 #include <stdlib.h>
 
 typedef struct part_job {
@@ -32,7 +31,7 @@ static void *compile_part(void *arg)
     part_job *p = arg;
     double t = pf_thread_cpu_ms();
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef mod = pf_llvm_emit_part(p->f, ctx, "pf_pipeline", p->plan, p->module, &p->err);
+    LLVMModuleRef mod = pf_llvm_emit_part(p->f, ctx, JIT_ENTRY, p->plan, p->module, &p->err);
     jit_lap(&t, &p->times.emit_ms);
     LLVMTargetMachineRef tm = mod ? jit_host_machine(p->level, &p->err) : NULL;
     if (tm && p->contract)
@@ -79,16 +78,12 @@ static pf_jit *link_parts(part_job *jobs, int n, int level, pf_jit_times *times,
             jd = NULL;
         }
     }
-    LLVMOrcExecutorAddress addr = 0;
-    LLVMErrorRef e = jd ? LLVMOrcLLJITLookup(j->jit, &addr, "pf_pipeline") : NULL;
-    if (e)
-        jit_llvm_error(e, "looking up the compiled pipeline", err);
+    bool ok = jd && jit_lookup(j, err) == 0;
     jit_lap(&t, &times->codegen_ms);
-    if (!jd || e) {
+    if (!ok) {
         pf_jit_free(j);
         return NULL;
     }
-    j->fn = (pf_pipeline_fn)(uintptr_t)addr;
     return j;
 }
 
@@ -99,9 +94,10 @@ pf_jit *jit_compile_split(const ir_func *f, const pf_split *plan, int level, boo
     part_job jobs[PF_SPLIT_MAX_MODULES];
     pthread_t th[PF_SPLIT_MAX_MODULES];
     bool started[PF_SPLIT_MAX_MODULES] = { false };
+    bool unrolled = ir_has_unroll(f->body);
     for (int m = 0; m < n; m++)
         jobs[m] = (part_job){ .f = f, .plan = plan, .module = m, .level = level,
-                              .contract = contract, .unrolled = ir_has_unroll(f->body) };
+                              .contract = contract, .unrolled = unrolled };
     for (int m = 1; m < n; m++)
         started[m] = pthread_create(&th[m], NULL, compile_part, &jobs[m]) == 0;
     compile_part(&jobs[0]);
