@@ -84,32 +84,22 @@ static void em_store(emit *e, const ir_stmt *s)
     LLVMPositionBuilderAtEnd(e->b, done);
 }
 
-/* Loop metadata: the unroll count a schedule asked for; scalar tails of vectorized loops are
- * neither vectorized nor unrolled again by LLVM. */
-/* Loop metadata: an `unroll` directive's count; otherwise no runtime unrolling (our vector
- * loops are already as wide as asked, and LLVM's partial copies with remainder loops cost compile
- * time: bilateral filter 280 -> 180 ms, bilateral grid 1,200 -> 950 ms, run time unchanged within
- * noise); a vector loop's scalar tail is never vectorized again. In cold code (e->cold: border
- * copies of vectorized loops, scalar tails) loops are not unrolled at all, not even fully: the
- * 9x9 median's window loops in its ten-odd border and tail copies of the body took 60% of its
- * compile time, for a few pixels per row. */
-void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail)
+/* Attaches a loop id to a loop's back edge: an unroll count (unroll > 1) or the hint `no_unroll`
+ * names, and with no_vectorize, LLVM's loop vectorizer told to leave the loop alone. */
+static void set_loop_id(emit *e, LLVMValueRef br, int unroll, const char *no_unroll,
+                        bool no_vectorize)
 {
     LLVMMetadataRef ops[3];
     int n = 1;
-    bool cold = e->cold > 0;
     if (unroll > 1) {
         LLVMMetadataRef kv[2] = { LLVMMDStringInContext2(e->ctx, "llvm.loop.unroll.count", 22),
                                   LLVMValueAsMetadata(em_i32(e, unroll)) };
         ops[n++] = LLVMMDNodeInContext2(e->ctx, kv, 2);
-    } else if (cold) {
-        LLVMMetadataRef k = LLVMMDStringInContext2(e->ctx, "llvm.loop.unroll.disable", 24);
-        ops[n++] = LLVMMDNodeInContext2(e->ctx, &k, 1);
     } else {
-        LLVMMetadataRef k = LLVMMDStringInContext2(e->ctx, "llvm.loop.unroll.runtime.disable", 32);
+        LLVMMetadataRef k = LLVMMDStringInContext2(e->ctx, no_unroll, strlen(no_unroll));
         ops[n++] = LLVMMDNodeInContext2(e->ctx, &k, 1);
     }
-    if (is_tail || cold) {
+    if (no_vectorize) {
         LLVMMetadataRef kv[2] = { LLVMMDStringInContext2(e->ctx, "llvm.loop.vectorize.enable",
                                                          26),
                                   LLVMValueAsMetadata(LLVMConstInt(e->t_i1, 0, 0)) };
@@ -122,6 +112,28 @@ void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail)
     LLVMMetadataReplaceAllUsesWith(tmp, id);
     unsigned kind = LLVMGetMDKindIDInContext(e->ctx, "llvm.loop", 9);
     LLVMSetMetadata(br, kind, LLVMMetadataAsValue(e->ctx, id));
+}
+
+/* Loop metadata: an `unroll` directive's count; otherwise no runtime unrolling (our vector
+ * loops are already as wide as asked, and LLVM's partial copies with remainder loops cost compile
+ * time: bilateral filter 280 -> 180 ms, bilateral grid 1,200 -> 950 ms, run time unchanged within
+ * noise); a vector loop's scalar tail is never vectorized again. In cold code (e->cold: border
+ * copies of vectorized loops, scalar tails) loops are not unrolled at all, not even fully: the
+ * 9x9 median's window loops in its ten-odd border and tail copies of the body took 60% of its
+ * compile time, for a few pixels per row. */
+void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail)
+{
+    bool cold = e->cold > 0;
+    set_loop_id(e, br, unroll, cold ? "llvm.loop.unroll.disable"
+                                    : "llvm.loop.unroll.runtime.disable", is_tail || cold);
+}
+
+/* An outer loop that is never unrolled: a parallel loop's chunk of iterations. LLVM unrolled
+ * it at run time (its back edge had no loop id), copying the inner loops 4-8 times: 85 copied
+ * blocks in the bilateral grid. */
+void em_loop_no_unroll(emit *e, LLVMValueRef br)
+{
+    set_loop_id(e, br, 1, "llvm.loop.unroll.disable", false);
 }
 
 static void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)

@@ -86,6 +86,8 @@ void em_stage_rt(emit *e, const ir_stmt *s);
 /* Attaches llvm.loop metadata to a loop's latch branch: an unroll count (> 1) or else no
  * runtime unrolling, and for scalar tails of vectorized loops no vectorization. */
 void em_loop_metadata(emit *e, LLVMValueRef br, int unroll, bool is_tail);
+/* ... and to a loop that is never unrolled (a parallel loop's chunk of iterations). */
+void em_loop_no_unroll(emit *e, LLVMValueRef br);
 /* llvm_vec.c: explicit vectorization of a loop (when the body allows it). em_vector_loop runs
  * the whole vectors and returns where the scalar tail starts. */
 bool em_can_vectorize(emit *e, const ir_stmt *s);

@@ -302,7 +302,7 @@ static void emit_chunk_loop(emit *e, const ir_stmt *s, LLVMValueRef fn, LLVMValu
     em_stmt(e, s->then_s);
     cur = LLVMBuildLoad2(e->b, e->t_i32, i, "");
     LLVMBuildStore(e->b, LLVMBuildAdd(e->b, cur, em_i32(e, 1), ""), i);
-    LLVMBuildBr(e->b, head);
+    em_loop_no_unroll(e, LLVMBuildBr(e->b, head));
     LLVMPositionBuilderAtEnd(e->b, done);
     LLVMBuildRet(e->b, em_i32(e, 0));
 }

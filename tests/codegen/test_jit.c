@@ -1,7 +1,7 @@
 /* The JIT's options: perfora's pass list at opt level 3 against LLVM's default<O3>
  * (llvm_default_passes) and the lower opt levels, which must all compute the same outputs, and
- * the per-phase compile times a variant reports (pf_variant_stats); LLVM's code pages dropped
- * from the resident set after a compile. */
+ * the per-phase compile times a variant reports (pf_variant_stats); no unrolled copies of a
+ * parallel loop's chunk; LLVM's code pages dropped from the resident set after a compile. */
 #include "base/fileio.h"
 #include "base/resident.h"
 #include "tests/codegen/codegen_util.h"
@@ -138,6 +138,54 @@ static void test_fp_contract(void)
     pf_program_free(prog);
 }
 
+/* Occurrences of needle in text. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* A parallel loop's chunk of rows is never unrolled: its back edge once had no loop id, and
+ * LLVM unrolled it 8 times at run time (with a remainder loop), copying the vectorized row
+ * loop inside 9 times and doubling the compile time of a simple stage. */
+static void test_chunk_loop_not_unrolled(void)
+{
+    const char *src =
+        "pipeline half(image in[W, H, C]) -> (image out[W, H, C]) {\n"
+        "    for each (x, y, c) of out as loop_out {\n"
+        "        out[x, y, c] = in[x, y, c] * 0.5;\n"
+        "    }\n"
+        "}\n";
+    pf_error err;
+    pf_program *prog = pf_compile_string("half.pf", src, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_compile_options o = { 0 };
+    o.emit_llvm = pf_test_tmp("half.ll");
+    pf_variant *v = cg_compile(prog, &pv, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    char *ll = NULL;
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
+    int vector_loads = count_of(ll, "load <8 x float>");
+    printf("\n    vector loads in the optimized module: %d", vector_loads);
+    CU_ASSERT_EQUAL(vector_loads, 1);
+    CU_ASSERT_PTR_NULL(strstr(ll, ".prol"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ll, "llvm.loop.unroll.disable"));
+    pf_image *in = cg_load_photo("man_made_1_256x192.png", 3);
+    cg_run r;
+    CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &pv, &in, 1, &r), 0);
+    CU_ASSERT_EQUAL(r.out[0]->data[1000], in->data[1000] * 0.5f);
+    cg_run_free(&r);
+    pf_image_free(in);
+    free(ll);
+    pf_variant_free(v);
+    pf_params_free(&pv);
+    pf_program_free(prog);
+}
+
 /* What `perfora run` does between the compile and the run: the code pages LLVM touched leave
  * the resident set (this binary links LLVM statically, as perfora does), and everything still
  * works after: the compiled pipeline (JIT memory, not the executable's) and a new compile. */
@@ -172,4 +220,5 @@ static void test_drop_code_pages(void)
 
 PF_TEST_SUITE(codegen_jit, PF_TEST(test_pass_list_matches_llvm_o3),
               PF_TEST(test_opt_levels_agree), PF_TEST(test_phase_times),
-              PF_TEST(test_fp_contract), PF_TEST(test_drop_code_pages))
+              PF_TEST(test_fp_contract), PF_TEST(test_chunk_loop_not_unrolled),
+              PF_TEST(test_drop_code_pages))
