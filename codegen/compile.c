@@ -88,7 +88,7 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     stats->lower_ms = t1 - t0;
     pf_pass_stats ps = { 0 };
     if (!o->no_bounds_pass) {
-        f = pf_pass_bounds(f, &ps);
+        f = pf_pass_bounds(f, !o->no_border_merge, &ps);
         if (verify(f, "pass_bounds", err))
             return NULL;
     }
@@ -106,6 +106,7 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
             return NULL;
     }
     stats->loops_split = ps.loops_split;
+    stats->borders_merged = ps.borders_merged;
     stats->checks_removed = ps.checks_removed;
     stats->ondemand_reads = ps.ondemand_reads;
     stats->congruences_proven = ps.congruences_proven;

@@ -27,6 +27,7 @@ typedef struct pf_compile_options {
     int compile_threads;      /* JIT: threads for the compile (jit.h); 0 = one per core, up
                                  to 4; 1 = one module on the calling thread */
     bool no_bounds_pass;      /* keep every boundary check (tests, benches) */
+    bool no_border_merge;     /* a split loop's two border parts stay two loops (pass_bounds) */
     bool no_congruence;       /* on-demand reads without Z3's constant weights (benches) */
     bool no_channel_unroll;   /* channel loops stay outside y and x (pass_channels off) */
     bool no_bands;            /* scatter stages stay serial even when asked (pass_bands off) */
@@ -54,6 +55,7 @@ double pf_variant_compile_ms(const pf_variant *v);
  * summed over its threads; the LLVM phases are 0 for other backends). */
 typedef struct pf_variant_stats {
     int loops_split;
+    int borders_merged;
     int checks_removed;
     int ondemand_reads;
     int congruences_proven;

@@ -11,7 +11,12 @@
  *   let lo = clamp(8, 0, W); let hi = clamp(W-8, lo, W)
  *   for x in [0, lo):  (unchanged body)
  *   for x in [lo, hi): A[x] = in[x-8] + in[x+8]
- *   for x in [hi, W):  (unchanged body) */
+ *   for x in [hi, W):  (unchanged body)
+ * (3) When the loop's iterations may run in any order (each writes its own locations and reads
+ * nothing the loop writes) and no border part can fold a test on x, the two border parts are
+ * one loop, before the interior: one copy of the body fewer to compile.
+ *   let n = max(lo - 0, 0)
+ *   for k in [0, n + max(W - hi, 0)):  let x = k < n ? k : hi + (k - n);  (unchanged body) */
 #include "codegen/passes.h"
 
 #include "base/arena.h"
@@ -51,6 +56,8 @@ typedef struct bounds_ctx {
     int splits;      /* loops partitioned */
     int cleared;     /* clamp bits removed by proof */
     int in_border;   /* > 0 inside the border copy of a split loop: nothing there is split */
+    int merged;      /* split loops whose border parts became one loop */
+    bool no_merge;   /* keep the two border parts apart (pf_compile_options) */
 } bounds_ctx;
 
 /* An affine form is usable as a bound outside the loop if it mentions neither v nor anything
@@ -461,6 +468,156 @@ static ir_stmt *with_range(bounds_ctx *b, ir_stmt *loop, aff lo, aff hi)
     return loop;
 }
 
+/* ---- the two border parts as one loop ---- */
+
+/* Whether the iterations of the loop sp describes may run in any order, so that its two
+ * border parts can run as one loop before its interior: every store writes a location no
+ * other iteration writes (an index k*v + terms fixed outside the body, k != 0; or a buffer
+ * allocated inside the body), nothing the loop writes is read in it, nothing outside it is
+ * assigned (mutables, arrays), and there are no runtime calls, scatters or on-demand reads
+ * (whose congruence simplification wants the loop variable as a loop variable). */
+typedef struct order_free {
+    bounds_ctx *b;
+    const split *sp;
+    char *loaded, *stored, *local;  /* by buffer id */
+    bool ok;
+} order_free;
+
+static void order_expr(order_free *o, const ir_expr *e)
+{
+    if (!e)
+        return;
+    if (e->kind == IR_INTERP)
+        o->ok = false;
+    if (e->kind == IR_LOAD)
+        o->loaded[e->buf->id] = 1;
+    order_expr(o, e->a);
+    order_expr(o, e->b);
+    order_expr(o, e->c);
+    for (int i = 0; i < e->n_args; i++)
+        order_expr(o, e->args[i]);
+}
+
+/* A store at an index that only iteration v writes: k*v plus terms fixed outside the body. */
+static bool own_store(order_free *o, const ir_stmt *s)
+{
+    if (o->local[s->buf->id])
+        return true;
+    for (int d = 0; d < s->n && !s->scatter; d++) {
+        aff a = aff_of(&o->b->env, s->idx[d]);
+        if (!a.ok || aff_coef(&a, o->sp->v) == 0)
+            continue;
+        aff rest = aff_drop(a, o->sp->v);
+        if (outside(o->sp, &rest))
+            return true;
+    }
+    return false;
+}
+
+static void order_stmt(order_free *o, const ir_stmt *s)
+{
+    if (!s || !o->ok)
+        return;
+    switch (s->kind) {
+    case IR_S_ASSIGN: case IR_S_ARRAY_STORE: case IR_S_SORT:
+        o->ok &= o->sp->inner_mark[s->var->id] != 0;
+        break;
+    case IR_S_STORE:
+        o->stored[s->buf->id] = 1;
+        o->ok &= own_store(o, s);
+        for (int d = 0; d < s->n; d++)
+            order_expr(o, s->idx[d]);
+        break;
+    case IR_S_ALLOC:
+        o->local[s->buf->id] = 1;
+        break;
+    case IR_S_RTCALL:
+        o->ok = false;
+        break;
+    default:
+        break;
+    }
+    order_expr(o, s->value);
+    order_expr(o, s->index);
+    order_expr(o, s->lo);
+    order_expr(o, s->hi);
+    order_expr(o, s->step);
+    order_expr(o, s->cond);
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
+        order_stmt(o, s->body[i]);
+    if (s->kind != IR_S_BLOCK) {
+        order_stmt(o, s->then_s);
+        order_stmt(o, s->else_s);
+    }
+}
+
+static bool any_order(bounds_ctx *b, const ir_stmt *s, const split *sp)
+{
+    if (s->banded)
+        return false;  /* pass_bands reads the row loop as it is */
+    for (int i = 0; i < sp->n_all; i++)
+        if (sp->all[i].dim < 0)
+            return false;  /* a test on v: each border part folds it (blur's black frame) */
+    size_t n = (size_t)b->f->n_buffers + 1;
+    order_free o = { b, sp, pf_xcalloc(n, 1), pf_xcalloc(n, 1), pf_xcalloc(n, 1), true };
+    order_stmt(&o, s->then_s);
+    for (int id = 0; o.ok && id < b->f->n_buffers; id++)
+        o.ok = !(o.loaded[id] && o.stored[id] && !o.local[id]);
+    free(o.loaded);
+    free(o.stored);
+    free(o.local);
+    return o.ok;
+}
+
+/* Iterations of a loop from `from` below `to` by step: max(ceil((to - from) / step), 0). */
+static ir_expr *trips(ir_func *f, ir_expr *from, ir_expr *to, ir_expr *step)
+{
+    ir_expr *span = irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, to, from),
+                            irf_bin(f, IR_SUB, step, ir_const_i32(f, 1)));
+    return irf_bin(f, IR_MAX, irf_bin(f, IR_DIV, span, step), ir_const_i32(f, 0));
+}
+
+/* The border parts [lo, pre_hi) and [mid_hi, hi) of loop s as one loop over a counter k,
+ * v = k < n_pre ? lo + k*step : mid_hi + (k - n_pre)*step: one copy of the body (with all its
+ * checks) instead of two. The bilateral grid's blurs split in y and z, so each of their
+ * border parts held a vector loop and its scalar tail. */
+static ir_stmt *border_loop(bounds_ctx *b, const ir_stmt *s, ir_list *out, ir_expr *lo,
+                            ir_expr *pre_hi, ir_expr *mid_hi, ir_expr *hi)
+{
+    ir_func *f = b->f;
+    ir_expr *step = s->step;
+    ir_expr *n_pre = let(b, out, "border_n", trips(f, lo, pre_hi, step));
+    ir_var *k = ir_var_new(f, "border", IR_I32, IR_VAR_LOOP);
+    ir_var *v = ir_var_new(f, s->var->name, IR_I32, IR_VAR_LET);
+    ir_expr *kr = ir_ref(f, k);
+    ir_expr *first = irf_bin(f, IR_ADD, lo, irf_bin(f, IR_MUL, kr, step));
+    ir_expr *second = irf_bin(f, IR_ADD, mid_hi,
+                              irf_bin(f, IR_MUL, irf_bin(f, IR_SUB, kr, n_pre), step));
+    ir_subst sub;
+    ir_subst_init(&sub, f);
+    sub.to[s->var->id] = ir_ref(f, v);
+    ir_list body = { 0 };
+    ir_list_push(f, &body, ir_let(f, v, irf_select(f, irf_bin(f, IR_LT, kr, n_pre), first,
+                                                     second)));
+    ir_list_push(f, &body, ir_clone_stmt(f, &sub, s->then_s));
+    ir_subst_free(&sub);
+    ir_stmt *r = pf_arena_memdup(f->arena, s, sizeof *s);
+    r->var = k;
+    r->lo = ir_const_i32(f, 0);
+    r->hi = irf_bin(f, IR_ADD, n_pre, trips(f, mid_hi, hi, step));
+    r->step = ir_const_i32(f, 1);
+    r->align = NULL;
+    r->then_s = ir_list_block(f, &body);
+    if (r->loop_kind == IR_LOOP_VECTORIZED) {
+        r->loop_kind = IR_LOOP_SERIAL;  /* a few border iterations: not worth vector code */
+        r->cold = true;
+    }
+    r->no_split = true;
+    aff_env_reserve(&b->env, f->n_vars);
+    aff_env_record_lets(&b->env, r);
+    return r;
+}
+
 static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
 {
     ir_func *f = b->f;
@@ -484,18 +641,24 @@ static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
     if (!b_sym.ok)
         b_sym = constraint_bound(sp, false);
     aff none = { 0 };
+    bool merge = !b->no_merge && any_order(b, s, sp);
     b->in_border++;
-    ir_list_push(f, &out, with_range(b, loop_copy(b, s, lo, pre_hi, s->then_s, true), slo,
-                                     a_sym.ok ? aff_add(a_sym, aff_const(-1)) : none));
+    if (merge)
+        ir_list_push(f, &out, bounds_stmt(b, border_loop(b, s, &out, lo, pre_hi, mid_hi, hi)));
+    else
+        ir_list_push(f, &out, with_range(b, loop_copy(b, s, lo, pre_hi, s->then_s, true), slo,
+                                         a_sym.ok ? aff_add(a_sym, aff_const(-1)) : none));
     b->in_border--;
     ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_lo, in_hi,
                                                   interior_stmt(b, sp, s->then_s), false),
                                      a_sym, b_sym));
-    b->in_border++;
-    ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_hi, hi, s->then_s, true),
-                                     b_sym.ok ? aff_add(b_sym, aff_const(1)) : none, shi));
-    b->in_border--;
+    b->in_border += !merge;
+    if (!merge)
+        ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_hi, hi, s->then_s, true),
+                                         b_sym.ok ? aff_add(b_sym, aff_const(1)) : none, shi));
+    b->in_border -= !merge;
     b->splits++;
+    b->merged += merge;
     return ir_list_block(f, &out);
 }
 
@@ -774,10 +937,11 @@ static ir_stmt *bounds_stmt(bounds_ctx *b, const ir_stmt *s)
     }
 }
 
-ir_func *pf_pass_bounds(ir_func *f, pf_pass_stats *stats)
+ir_func *pf_pass_bounds(ir_func *f, bool merge_borders, pf_pass_stats *stats)
 {
     bounds_ctx b = { 0 };
     b.f = f;
+    b.no_merge = !merge_borders;
     aff_env_init(&b.env, f->n_vars);
     aff_env_record_lets(&b.env, f->body);
     ir_func *r = pf_arena_memdup(f->arena, f, sizeof *f);
@@ -787,6 +951,7 @@ ir_func *pf_pass_bounds(ir_func *f, pf_pass_stats *stats)
     if (stats) {
         stats->loops_split += b.splits;
         stats->checks_removed += b.cleared;
+        stats->borders_merged += b.merged;
     }
     return r;
 }

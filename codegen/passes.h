@@ -9,6 +9,7 @@
 
 typedef struct pf_pass_stats {
     int loops_split;      /* pass_bounds: loops partitioned into border/interior */
+    int borders_merged;   /* pass_bounds: split loops whose two border parts run as one loop */
     int checks_removed;   /* pass_bounds: boundary checks proven unnecessary */
     int ondemand_reads;   /* pass_ondemand: on-demand reads expanded */
     int congruences_proven; /* pass_ondemand: dimensions whose weights Z3 made constant */
@@ -17,8 +18,10 @@ typedef struct pf_pass_stats {
     int bands_refused;    /* pass_bands: asked for but left serial (not provably disjoint) */
 } pf_pass_stats;
 
-/* pass_bounds.c: boundary-check removal and interior/border loop partitioning. */
-ir_func *pf_pass_bounds(ir_func *f, pf_pass_stats *stats);
+/* pass_bounds.c: boundary-check removal and interior/border loop partitioning; with
+ * merge_borders, the two border parts of a loop whose iterations may run in any order run as
+ * one loop. */
+ir_func *pf_pass_bounds(ir_func *f, bool merge_borders, pf_pass_stats *stats);
 
 /* pass_ondemand.c: expands on-demand reads (IR_INTERP), with congruence simplification through
  * Z3 unless `congruence` is false. Must run after pass_bounds and before emission. */
