@@ -516,6 +516,45 @@ static void test_slide_results(void)
         pf_image_free(imgs[m]);
 }
 
+/* Reads of a folded window that are not one contiguous row: gathers (x through % and /),
+ * strided reads (2x), a constant boundary above and below the image, a window of 4 rows. */
+static void test_slide_gathers(void)
+{
+    static const char src[] =
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "    image t[W, H] boundary constant(0.5);\n"
+        "    for each (x, y) of t as st t[x, y] = in[x, y] * 2.0 + float(y);\n"
+        "    for each (x, y) of out as so\n"
+        "        out[x, y] = t[(x * 3) % W, y - 1] + t[W - 1 - x, y + 2] + t[x / 2, y]\n"
+        "                  + t[2 * x, y + 1] + t[2 * x + 1, y - 1];\n"
+        "}\n";
+    static const char *const scheds[] = {
+        "st exec at so slide\nso exec tile 16 8 vectorize 8 parallel\n",
+        "st exec at so slide vectorize 4\nso exec tile 64 3 vectorize 16\n",
+        "st exec at so slide\nso exec tile 5 2\n",
+    };
+    pf_error err;
+    pf_program *p = pf_compile_string("gathers.pf", src, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    char *ir = cg_ir_dump(p, scheds[0]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, "folded (index i at i & 3)"));
+    free(ir);
+    pf_image *imgs[3] = { cg_synthetic(45, 29, 1, 8), cg_synthetic(64, 9, 1, 9),
+                          cg_synthetic(1, 1, 1, 10) };
+    for (int i = 0; i < 3; i++) {
+        pf_schedule *s = pf_schedule_from_string(p, scheds[i], &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        for (int m = 0; m < 3; m++)
+            expect_same_as_interp(p, s, imgs[m]);
+        if (i == 0)
+            expect_c_same_as_interp(p, s, imgs[0]);
+        pf_schedule_delete(s);
+    }
+    for (int m = 0; m < 3; m++)
+        pf_image_free(imgs[m]);
+    pf_program_free(p);
+}
+
 /* A schedule that skips validation (built in code) gets a lowering error, not wrong code:
  * the row window is found again in codegen (perforate/exec_slide.c), the producer's storage
  * and boundary checked (lower_at.c, slide_add). */
@@ -704,5 +743,6 @@ PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest), PF_TES
               PF_TEST(test_compute_at_refuses_recomputation), PF_TEST(test_exec_regressions),
               PF_TEST(test_default_schedule_fuses_stencils), PF_TEST(test_page_wide_rows),
               PF_TEST(test_oversized_intermediate_fails_cleanly), PF_TEST(test_slide_ir),
-              PF_TEST(test_slide_results), PF_TEST(test_slide_unvalidated),
+              PF_TEST(test_slide_results), PF_TEST(test_slide_gathers),
+              PF_TEST(test_slide_unvalidated),
               PF_TEST(test_random_exec_schedules_keep_results))
