@@ -434,6 +434,7 @@ static void test_slide_ir(void)
     const char *lo = strstr(row, "let loop_temp_row_lo"), *x = strstr(row, "vectorized for<8> x");
     const char *advance = strstr(stage, "loop_temp_next");
     CU_ASSERT(lo && row < lo && lo < stage && stage < advance && advance < x);
+    CU_ASSERT(lo && strncmp(strchr(lo, '=') + 2, "max(loop_temp_next", 18) == 0);  /* no recompute */
     /* the producer is nowhere computed outside the consumer's rows */
     CU_ASSERT(strstr(ir, "// stage loop_temp") == stage);
     free(ir);
