@@ -135,8 +135,10 @@ static void cg_offset(cgen *g, const ir_buffer *b, ir_expr **idx, uint8_t mask)
     for (int d = 0; d < b->ndims; d++) {
         if (d)
             pf_sb_puts(g->out, " + ");
-        pf_sb_puts(g->out, "(int64_t)");
+        pf_sb_puts(g->out, b->fold[d] ? "(int64_t)((" : "(int64_t)");
         cg_index(g, b, d, idx[d], (mask >> d) & 1);
+        if (b->fold[d])  /* a folded window (ir.h): after the boundary mode */
+            pf_sb_printf(g->out, ") & %d)", b->fold[d] - 1);
         if (d)
             pf_sb_printf(g->out, " * %s", b->stride[d]->name);
     }

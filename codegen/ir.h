@@ -73,6 +73,12 @@ typedef struct ir_buffer {
      * strides follow the sizes. No runtime call may take a window buffer. */
     bool window;
     ir_var *origin[IR_MAX_DIMS], *size[IR_MAX_DIMS];
+    /* Window, along d >= 1: 0, or F, a power of two: the window is folded, it holds F
+     * consecutive indices at a time (origin 0, size F along d) and index i lives at position
+     * i & (F - 1), applied after the boundary mode (a circular buffer of rows: `at C slide`,
+     * codegen/lower_at.c). Every element address of the buffer folds (llvm_expr.c, llvm_vec.c,
+     * cgen.c). */
+    int fold[IR_MAX_DIMS];
     pf_boundary boundary;
     float constant_value;   /* PF_BOUNDARY_CONSTANT */
     const pf_image_decl *decl;  /* the source image, when there is one */

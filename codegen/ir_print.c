@@ -171,6 +171,8 @@ static void print_alloc(const ir_stmt *s, int indent, pf_strbuf *out)
         ir_print_expr(s->window[2 * d], out);
         pf_sb_printf(out, " + %s = ", b->size[d]->name);
         ir_print_expr(s->window[2 * d + 1], out);
+        if (b->fold[d])
+            pf_sb_printf(out, " folded (index i at i & %d)", b->fold[d] - 1);
     }
     pf_sb_printf(out, " boundary %s%s\n", boundary_name(b->boundary),
                  s->zero ? " zeroed" : "");

@@ -197,6 +197,16 @@ static int check_alloc(verifier *v, const ir_stmt *s)
     if (b->window && check_args(v, s->window, 2 * b->ndims, IR_I32))
         return -1;
     for (int d = 0; d < b->ndims; d++) {
+        int64_t o, n;
+        int F = b->fold[d];
+        if (F && (!b->window || d == 0 || F < 0 || (F & (F - 1)) != 0 ||
+                  !ir_is_const(s->window[2 * d], &o) || o != 0 ||
+                  !ir_is_const(s->window[2 * d + 1], &n) || n != F))
+            return fail(v, "allocation of %s: fold %d along dimension %d needs a window of origin "
+                        "0 and size %d, a power of two, along a dimension other than 0", b->name,
+                        F, d, F);
+    }
+    for (int d = 0; d < b->ndims; d++) {
         v->in_scope[b->stride[d]->id] = 1;
         if (b->window)
             v->in_scope[b->origin[d]->id] = v->in_scope[b->size[d]->id] = 1;

@@ -306,11 +306,31 @@ static LLVMValueRef in_range(emit *e, LLVMValueRef i, LLVMValueRef n)
     return LLVMBuildICmp(e->b, LLVMIntULT, i, n, "");
 }
 
+/* The position of index i (an integer or a vector of them) along d of a folded window:
+ * i & (F - 1); i itself elsewhere (ir.h, ir_buffer.fold). */
+LLVMValueRef em_fold(emit *e, const ir_buffer *buf, int d, LLVMValueRef i)
+{
+    if (!buf->fold[d])
+        return i;
+    LLVMTypeRef t = LLVMTypeOf(i);
+    LLVMValueRef m;
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
+        unsigned w = LLVMGetVectorSize(t);
+        LLVMValueRef k[64];
+        for (unsigned l = 0; l < w && l < 64; l++)
+            k[l] = LLVMConstInt(LLVMGetElementType(t), (unsigned long long)(buf->fold[d] - 1), 0);
+        m = LLVMConstVector(k, w);
+    } else {
+        m = LLVMConstInt(t, (unsigned long long)(buf->fold[d] - 1), 0);
+    }
+    return LLVMBuildAnd(e->b, i, m, "fold");
+}
+
 LLVMValueRef em_element_ptr(emit *e, const ir_buffer *buf, LLVMValueRef *idx)
 {
     LLVMValueRef off = LLVMBuildSExt(e->b, idx[0], e->t_i64, "");
     for (int d = 1; d < buf->ndims; d++) {
-        LLVMValueRef i = LLVMBuildSExt(e->b, idx[d], e->t_i64, "");
+        LLVMValueRef i = LLVMBuildSExt(e->b, em_fold(e, buf, d, idx[d]), e->t_i64, "");
         LLVMValueRef term = LLVMBuildMul(e->b, i, em_var(e, buf->stride[d]), "");
         off = LLVMBuildAdd(e->b, off, term, "");
     }
@@ -360,7 +380,8 @@ static LLVMValueRef row_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx)
     }
     LLVMValueRef off = NULL;
     for (int d = 1; d < buf->ndims; d++) {
-        LLVMValueRef t = LLVMBuildNSWMul(e->b, index64(e, idx[d]), em_var(e, buf->stride[d]), "");
+        LLVMValueRef t = LLVMBuildNSWMul(e->b, em_fold(e, buf, d, index64(e, idx[d])),
+                                         em_var(e, buf->stride[d]), "");
         off = off ? LLVMBuildNSWAdd(e->b, off, t, "") : t;
     }
     LLVMValueRef p = e->buf_data[buf->id];

@@ -65,6 +65,8 @@ LLVMValueRef em_call_known(emit *e, const char *name, LLVMTypeRef ret, LLVMTypeR
                            int n, LLVMValueRef *args, int memory);
 /* Element pointer of buf at the given in-range i32 indices. */
 LLVMValueRef em_element_ptr(emit *e, const ir_buffer *buf, LLVMValueRef *idx);
+/* Index i's position along d: i & (F - 1) in a folded window (ir.h), else i (scalar or vector). */
+LLVMValueRef em_fold(emit *e, const ir_buffer *buf, int d, LLVMValueRef i);
 LLVMValueRef em_gep(emit *e, const ir_buffer *buf, LLVMValueRef base, LLVMValueRef off,
                     const char *name);
 /* Element pointer for IR index expressions known to be inside the buffer: evaluated in 64-bit

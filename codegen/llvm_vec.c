@@ -568,7 +568,8 @@ static LLVMValueRef voffsets64(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
     LLVMTypeRef v64 = LLVMVectorType(e->t_i64, (unsigned)v->W);
     LLVMValueRef off = LLVMBuildSExt(e->b, idx[0], v64, "");
     for (int d = 1; d < buf->ndims; d++) {
-        LLVMValueRef t = LLVMBuildMul(e->b, LLVMBuildSExt(e->b, idx[d], v64, ""),
+        LLVMValueRef t = LLVMBuildMul(e->b, LLVMBuildSExt(e->b, em_fold(e, buf, d, idx[d]), v64,
+                                                          ""),
                                       splat(v, em_var(e, buf->stride[d])), "");
         off = LLVMBuildAdd(e->b, off, t, "");
     }
@@ -590,7 +591,7 @@ static LLVMValueRef voffsets(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
     LLVMValueRef off = idx[0];
     for (int d = 1; d < buf->ndims; d++) {
         LLVMValueRef stride = LLVMBuildTrunc(e->b, em_var(e, buf->stride[d]), e->t_i32, "");
-        LLVMValueRef t = LLVMBuildMul(e->b, idx[d], splat(v, stride), "");
+        LLVMValueRef t = LLVMBuildMul(e->b, em_fold(e, buf, d, idx[d]), splat(v, stride), "");
         off = LLVMBuildAdd(e->b, off, t, "");
     }
     return off;

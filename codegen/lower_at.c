@@ -16,6 +16,8 @@
 #include "lang/walk.h"
 #include "perforate/exec.h"
 
+#include <stdio.h>
+
 typedef struct ival {
     bool ok;
     ir_expr *lo, *hi;
@@ -355,7 +357,8 @@ static void storage_range(lower_ctx *c, const pf_stage *p, int d, ir_expr *rlo, 
 }
 
 /* The allocation of a scratch image for this tile: the region along the producer's dimensions
- * (what it computes; storage indices when stored downsampled), everything along the others. */
+ * (what it computes; storage indices when stored downsampled), everything along the others;
+ * along a folded dimension (`slide`) origin 0 and the fold's size. */
 static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region *region,
                              ir_stmt *body)
 {
@@ -366,7 +369,9 @@ static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region
     for (int d = 0; d < b->ndims; d++) {
         lo[d] = ir_const_i32(f, 0);
         n[d] = ir_ref(f, b->extent[d]);
-        if (d < p->n_vars) {
+        if (b->fold[d]) {
+            n[d] = ir_const_i32(f, b->fold[d]);
+        } else if (d < p->n_vars) {
             ir_expr *hi = region->hi[d];
             lo[d] = region->lo[d];
             if (on_demand)
@@ -377,13 +382,177 @@ static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region
     return ir_alloc_window(f, b, lower_needs_zero(p->image->image), lo, n, body);
 }
 
+/* Lowers producer p into `work` over `region`, as if at top level, then restores the context. */
+static void lower_producer(lower_ctx *c, const pf_stage *p, const lower_region *region,
+                           ir_list *work)
+{
+    ir_list *outer = c->out;
+    lower_own own = c->own;
+    lower_frame *frame = c->frame;
+    const pf_stage *stage = c->stage;
+    const lower_region *saved = c->region;
+    c->out = work;
+    c->region = region;
+    lower_stage(c, p);
+    c->region = saved;
+    c->own = own;
+    c->frame = frame;
+    c->stage = stage;
+    c->out = outer;
+}
+
+/* The region of p that consumer st's tile t reads, and whether st's tiles run in parallel. */
+static lower_region tile_region(lower_ctx *c, const pf_stage *st, const pf_stage *p,
+                                const lower_tile *t)
+{
+    lower_region region = { 0 };
+    infer_region(c, st, p, t, &region);
+    region.in_parallel = (c->region && c->region->in_parallel) ||
+                         (c->exec[st->index].parallel && !st->serial);
+    return region;
+}
+
+/* ---- `at C slide`: rows computed in C's row loop, in a folded window ---- */
+
+/* The producers of one consumer nest computed row by row: each keeps `next`, the first row it
+ * has not computed yet in the current tile, and reads rows [y + lo, y + hi] at C's row y. */
+struct lower_slide {
+    int n;
+    const pf_stage *p[8];
+    ir_var *next[8];
+    int lo[8], hi[8];
+};
+
+static int slide_index(const lower_slide *S, const pf_stage *p)
+{
+    for (int i = 0; S && i < S->n; i++)
+        if (S->p[i] == p)
+            return i;
+    return -1;
+}
+
+static int pow2_at_least(int n)
+{
+    int F = 1;
+    while (F < n)
+        F *= 2;
+    return F;
+}
+
+/* One producer's slide: its row window (perforate/exec_slide.c), the fold of its window, its
+ * `next` variable. Refuses what validation should have (an unvalidated schedule). */
+static void slide_add(lower_ctx *c, const pf_stage *st, const pf_stage *p, lower_slide *S)
+{
+    pf_error err;
+    int lo, hi;
+    ir_buffer *b = c->bufs[p->image->image->index];
+    if (pf_exec_slide_rows(c->prog, p->index, st->index, &lo, &hi, &err) != 0) {
+        lower_error(c, "%s", err.msg);
+        return;
+    }
+    if (!b->window || c->store[p->image->image->index] || p->approx || b->ndims < 2 ||
+        b->boundary == PF_BOUNDARY_MIRROR || b->boundary == PF_BOUNDARY_WRAP ||
+        c->exec[st->index].tile[1] <= 0 || S->n == 8) {
+        lower_error(c, "%s: 'at %s slide' needs an exact producer in a scratch window, with "
+                    "boundary clamp or constant, and %s tiled in two dimensions (the schedule "
+                    "was not validated)", p->name, st->name, st->name);
+        return;
+    }
+    b->fold[1] = pow2_at_least(hi - lo + 1);
+    char name[96];
+    snprintf(name, sizeof name, "%.80s_next", p->name);
+    S->p[S->n] = p;
+    S->lo[S->n] = lo;
+    S->hi[S->n] = hi;
+    S->next[S->n++] = ir_var_new(c->f, name, IR_I32, IR_VAR_MUT);
+}
+
+lower_slide *lower_at_slide_begin(lower_ctx *c, const pf_stage *st)
+{
+    lower_slide *S = NULL;
+    for (int pi = 0; pi < c->prog->n_stages; pi++) {
+        if (c->exec[pi].at != st->index || !c->exec[pi].slide)
+            continue;
+        if (!S)
+            S = PF_NEW(c->f->arena, lower_slide);
+        slide_add(c, st, c->prog->stages[pi], S);
+    }
+    return S;
+}
+
+/* Zeroes rows [lo, hi] of b's window, across its other dimensions (a producer that does not
+ * write every pixel of its rows must leave the others 0, as in a fresh window). */
+static ir_stmt *zero_rows(lower_ctx *c, ir_buffer *b, ir_var *lo, ir_var *hi)
+{
+    ir_func *f = c->f;
+    ir_var *v[IR_MAX_DIMS];
+    ir_expr *idx[IR_MAX_DIMS];
+    for (int d = 0; d < b->ndims; d++) {
+        v[d] = ir_var_new(f, d == 1 ? "zero_row" : "zero_i", IR_I32, IR_VAR_LOOP);
+        idx[d] = ir_ref(f, v[d]);
+    }
+    ir_stmt *s = ir_store(f, b, idx, ir_const_f32(f, 0.0f), 0, false);
+    for (int d = 0; d < b->ndims; d++) {
+        ir_expr *from = ir_ref(f, b->origin[d]);
+        ir_expr *to = irf_bin(f, IR_ADD, from, ir_ref(f, b->size[d]));
+        if (d == 1) {
+            from = ir_ref(f, lo);
+            to = irf_bin(f, IR_ADD, ir_ref(f, hi), ir_const_i32(f, 1));
+        }
+        s = ir_for(f, v[d], from, to, ir_const_i32(f, 1), IR_LOOP_SERIAL, s);
+    }
+    return s;
+}
+
+/* Before consumer st computes its row y (c->own.coord[1]) in tile t: each sliding producer
+ * computes the rows [max(next, y + lo), y + hi] (clamped into its image) over the tile's
+ * region along its other dimensions, and moves `next` past them; then `row` runs. */
+ir_stmt *lower_at_rows(lower_ctx *c, const pf_stage *st, const lower_tile *t, lower_slide *S,
+                       ir_stmt *row)
+{
+    ir_func *f = c->f;
+    ir_list work = { 0 };
+    ir_expr *y = c->own.coord[1], *zero = ir_const_i32(f, 0);
+    for (int i = 0; S && i < S->n; i++) {
+        const pf_stage *p = S->p[i];
+        ir_buffer *b = c->bufs[p->image->image->index];
+        ir_expr *last = irf_bin(f, IR_SUB, ir_ref(f, b->extent[1]), ir_const_i32(f, 1));
+        ir_expr *lo = irf_bin(f, IR_ADD, y, ir_const_i32(f, S->lo[i]));
+        ir_expr *hi = irf_bin(f, IR_ADD, y, ir_const_i32(f, S->hi[i]));
+        lo = irf_bin(f, IR_MIN, irf_bin(f, IR_MAX, lo, zero), last);
+        hi = irf_bin(f, IR_MAX, irf_bin(f, IR_MIN, hi, last), zero);
+        char name[96];
+        snprintf(name, sizeof name, "%.80s_row_lo", p->name);
+        ir_var *vlo = ir_var_new(f, name, IR_I32, IR_VAR_LET);
+        snprintf(name, sizeof name, "%.80s_row_hi", p->name);
+        ir_var *vhi = ir_var_new(f, name, IR_I32, IR_VAR_LET);
+        ir_list_push(f, &work, ir_let(f, vlo, irf_bin(f, IR_MAX, ir_ref(f, S->next[i]), lo)));
+        ir_list_push(f, &work, ir_let(f, vhi, hi));
+        if (lower_needs_zero(p->image->image))
+            ir_list_push(f, &work, zero_rows(c, b, vlo, vhi));
+        lower_region *region = PF_NEW(f->arena, lower_region);
+        *region = tile_region(c, st, p, t);
+        region->lo[1] = ir_ref(f, vlo);
+        region->hi[1] = ir_ref(f, vhi);
+        lower_producer(c, p, region, &work);
+        ir_expr *after = irf_bin(f, IR_ADD, ir_ref(f, vhi), ir_const_i32(f, 1));
+        ir_list_push(f, &work, ir_assign(f, S->next[i], irf_bin(f, IR_MAX, ir_ref(f, S->next[i]),
+                                                                 after)));
+    }
+    ir_list_push(f, &work, row);
+    return ir_list_block(f, &work);
+}
+
 /* The producers scheduled at the consumer `st`, restricted to what its tile t reads, followed
- * by `inner` (the consumer's loops over the tile); scratch images are allocated around both. */
-ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir_stmt *inner)
+ * by `inner` (the consumer's loops over the tile); scratch images are allocated around both.
+ * Sliding producers (S) are computed inside `inner` (lower_at_rows): here only their folded
+ * windows and `next` (the tile's first row). */
+ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, lower_slide *S,
+                       ir_stmt *inner)
 {
     const pf_program *prog = c->prog;
     ir_func *f = c->f;
-    ir_list work = { 0 }, *outer = c->out;
+    ir_list work = { 0 };
     const pf_stage **scratch = PF_NEW_ARRAY(f->arena, const pf_stage *, prog->n_stages + 1);
     lower_region *regions = PF_NEW_ARRAY(f->arena, lower_region, prog->n_stages + 1);
     int n_scratch = 0;
@@ -396,29 +565,20 @@ ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir
                         "validated)", p->name, st->name);
             continue;
         }
-        lower_region region = { 0 };
-        infer_region(c, st, p, t, &region);
-        region.in_parallel = (c->region && c->region->in_parallel) ||
-                             (c->exec[st->index].parallel && !st->serial);
-        regions[n_scratch] = region;
+        regions[n_scratch] = tile_region(c, st, p, t);
         scratch[n_scratch++] = p;
-        /* The producer is lowered as if at top level, then put back. */
-        lower_own own = c->own;
-        lower_frame *frame = c->frame;
-        const pf_stage *stage = c->stage;
-        const lower_region *saved = c->region;
-        c->out = &work;
-        c->region = &region;
-        lower_stage(c, p);
-        c->region = saved;
-        c->own = own;
-        c->frame = frame;
-        c->stage = stage;
+        if (slide_index(S, p) < 0)
+            lower_producer(c, p, &regions[n_scratch - 1], &work);
     }
-    c->out = outer;
     ir_list_push(f, &work, inner);
     ir_stmt *body = ir_list_block(f, &work);
-    for (int i = n_scratch - 1; i >= 0; i--)
+    for (int i = n_scratch - 1; i >= 0; i--) {
+        int k = slide_index(S, scratch[i]);
+        if (k >= 0) {
+            ir_stmt *two[2] = { ir_decl(f, S->next[k], ir_const_i32(f, 0)), body };
+            body = ir_block(f, 2, two);
+        }
         body = window_alloc(c, scratch[i], &regions[i], body);
+    }
     return body;
 }

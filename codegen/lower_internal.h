@@ -98,7 +98,15 @@ ir_stmt *lower_tile_fill_wrap(lower_tile_fill *T, ir_var *const *vars, ir_var *x
 typedef struct lower_tile {
     ir_expr *lo[2], *hi[2];  /* the consumer's x, y range in the tile, [lo, hi); NULL: all */
 } lower_tile;
-ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, ir_stmt *inner);
+/* Producers `at C slide` of one nest of C (NULL: none): begun before the nest is built, their
+ * rows computed at the top of C's row body (lower_at_rows), their folded windows allocated
+ * with the others per tile (lower_at_tile). */
+typedef struct lower_slide lower_slide;
+lower_slide *lower_at_slide_begin(lower_ctx *c, const pf_stage *st);
+ir_stmt *lower_at_rows(lower_ctx *c, const pf_stage *st, const lower_tile *t, lower_slide *S,
+                       ir_stmt *row);
+ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, lower_slide *S,
+                       ir_stmt *inner);
 /* The downsampled storage of the stage's image when the stage writes that image (on-demand, or
  * a tile's fill), else NULL: a stage that only iterates an image another stage stores
  * downsampled (the bilateral grid's splat over yuv) runs over its full-resolution domain. */

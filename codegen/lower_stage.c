@@ -274,17 +274,22 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
      * a fill per tile, after the tile's samples */
     bool producers = has_producers(c, ns->st);
     int at = ytile < 0 || !(producers || ns->fill) ? -1 : xtile >= 0 ? xtile : ytile;
+    lower_tile t = { { NULL, NULL }, { NULL, NULL } };
+    if (at >= 0) {
+        tile_range(c, ns, 1, loops[ytile].var, loops[loop_of(loops, at + 1, n, vars[1])].hi, &t);
+        if (at == xtile)
+            tile_range(c, ns, 0, loops[xtile].var, loops[loop_of(loops, at + 1, n, vars[0])].hi,
+                       &t);
+    }
+    /* producers `at` with `slide` compute their rows at the top of the row loop's body */
+    lower_slide *slide = at >= 0 && producers ? lower_at_slide_begin(c, ns->st) : NULL;
     for (int i = n - 1; i >= 0; i--) {
         const nest_loop *l = &loops[i];
+        if (slide && l->var == vars[1])
+            nest = lower_at_rows(c, ns->st, &t, slide, nest);
         if (i == at) {
-            lower_tile t = { { NULL, NULL }, { NULL, NULL } };
-            tile_range(c, ns, 1, loops[ytile].var, loops[loop_of(loops, at + 1, n, vars[1])].hi,
-                       &t);
-            if (at == xtile)
-                tile_range(c, ns, 0, loops[xtile].var,
-                           loops[loop_of(loops, at + 1, n, vars[0])].hi, &t);
             if (producers)
-                nest = lower_at_tile(c, ns->st, &t, nest);
+                nest = lower_at_tile(c, ns->st, &t, slide, nest);
             if (ns->fill)
                 nest = lower_tile_fill_wrap(ns->fill, vars, loops[xtile].var, loops[ytile].var,
                                             nest);

@@ -62,14 +62,21 @@ static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_
     bool has_arg = *i + 1 < n;
     if (strcmp(kw, "root") == 0) {
         g->at = -1;
+        g->slide = false;
     } else if (strcmp(kw, "inline") == 0) {
         g->at = PF_EXEC_INLINE;
+        g->slide = false;
     } else if (strcmp(kw, "parallel") == 0) {
         g->parallel = true;
     } else if (strcmp(kw, "at") == 0) {
         if (!has_arg || (g->at = find_stage(prog, w[*i + 1])) < 0)
             return pf_fail(err, "'at' needs the name of a consumer stage");
         (*i)++;
+        g->slide = *i + 1 < n && strcmp(w[*i + 1], "slide") == 0;
+        *i += g->slide;
+    } else if (strcmp(kw, "slide") == 0) {
+        return pf_fail(err, "'slide' goes right after 'at STAGE' (e.g. 'exec at loop_output "
+                       "slide')");
     } else if (strcmp(kw, "vectorize") == 0 || strcmp(kw, "unroll") == 0) {
         bool vec = kw[0] == 'v';
         int *slot = vec ? &g->vectorize : &g->unroll, v;
@@ -87,8 +94,8 @@ static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_
         if (k == 0)
             return pf_fail(err, "'tile' takes one or two sizes from 1 to %d", PF_EXEC_MAX_TILE);
     } else {
-        return pf_fail(err, "unknown execution directive '%s' (root, inline, at STAGE, tile, "
-                       "vectorize, parallel, unroll)", kw);
+        return pf_fail(err, "unknown execution directive '%s' (root, inline, at STAGE [slide], "
+                       "tile, vectorize, parallel, unroll)", kw);
     }
     return 0;
 }
@@ -108,7 +115,7 @@ int pf_exec_parse(const pf_program *prog, int stage, char *const *words, int n, 
 void pf_exec_print(const pf_program *prog, const pf_exec_gene *g, pf_strbuf *out)
 {
     if (g->at >= 0 && g->at < prog->n_stages)
-        pf_sb_printf(out, "at %s", prog->stages[g->at]->name);
+        pf_sb_printf(out, "at %s%s", prog->stages[g->at]->name, g->slide ? " slide" : "");
     else
         pf_sb_puts(out, g->at == PF_EXEC_INLINE ? "inline" : "root");
     if (g->tile[0] > 0) {
@@ -130,8 +137,9 @@ bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b)
         return false;
     if (!a->set)
         return true;
-    return a->at == b->at && a->tile[0] == b->tile[0] && a->tile[1] == b->tile[1] &&
-           a->vectorize == b->vectorize && a->parallel == b->parallel && a->unroll == b->unroll;
+    return a->at == b->at && a->slide == b->slide && a->tile[0] == b->tile[0] &&
+           a->tile[1] == b->tile[1] && a->vectorize == b->vectorize &&
+           a->parallel == b->parallel && a->unroll == b->unroll;
 }
 
 static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
@@ -247,6 +255,10 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
         return pf_fail(err, "%s: unroll factor %d (2, 4 or 8)", st->name, g->unroll);
     if (g->at == PF_EXEC_INLINE)
         return validate_inline(prog, st, approx, err);
+    if (g->slide && (g->at < 0 || pf_exec_validate_slide(prog, stage, g, approx, consumer,
+                                                          err) != 0))
+        return g->at < 0 ? pf_fail(err, "%s: 'slide' needs 'at STAGE' ('exec at CONSUMER "
+                                   "slide')", st->name) : -1;
     if (g->at >= 0)
         return validate_at(prog, stage, g, approx, consumer, consumer_approx, err);
     return 0;

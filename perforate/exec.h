@@ -3,7 +3,8 @@
  * (codegen/lower_stage.c and the LLVM emitter); docs/schedule.md is the reference.
  *
  *   loop_output exec tile 64 32 vectorize 8 parallel
- *   loop_temp   exec at loop_output vectorize 8 */
+ *   loop_temp   exec at loop_output vectorize 8
+ *   loop_temp   exec at loop_output slide          (rows computed inside loop_output's row loop) */
 #ifndef PF_PERFORATE_EXEC_H
 #define PF_PERFORATE_EXEC_H
 
@@ -19,7 +20,7 @@ pf_exec_gene pf_exec_default(void);
 int pf_exec_parse(const pf_program *prog, int stage, char *const *words, int n, pf_exec_gene *g,
                   pf_error *err);
 
-/* Canonical text after `exec`: compute level, tile, vectorize, parallel, unroll. */
+/* Canonical text after `exec`: compute level (`at C slide`), tile, vectorize, parallel, unroll. */
 void pf_exec_print(const pf_program *prog, const pf_exec_gene *g, pf_strbuf *out);
 bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b);
 
@@ -33,6 +34,20 @@ bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b);
 int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
                      const pf_approx_gene *approx, const pf_exec_gene *consumer,
                      const pf_approx_gene *consumer_approx, pf_error *err);
+
+/* `at C slide` on top of `at C`: C tiled in two dimensions (its row loop serial and in order
+ * inside a tile), the stage exact, its image's boundary clamp or constant, and the rows of C's
+ * reads a window that moves with C's row (pf_exec_slide_rows). */
+int pf_exec_validate_slide(const pf_program *prog, int stage, const pf_exec_gene *g,
+                           const pf_approx_gene *approx, const pf_exec_gene *consumer,
+                           pf_error *err);
+
+/* The rows [y + *lo, y + *hi] of producer's image that row y of consumer reads: every read at
+ * row y + an offset made of integer constants and reduction (or `for`) variables whose bounds
+ * are constants or y + constants; at most PF_EXEC_MAX_SLIDE rows. Else -1 with a message. */
+#define PF_EXEC_MAX_SLIDE 1024
+int pf_exec_slide_rows(const pf_program *prog, int producer, int consumer, int *lo, int *hi,
+                       pf_error *err);
 
 /* The single assignment `IMG[v1, ..., vk] = e;` an inlinable stage consists of, or NULL. */
 const pf_stmt *pf_exec_inline_body(const pf_stage *st);

@@ -72,6 +72,9 @@ typedef struct pf_exec_gene {
     int at;          /* -1: compute root; PF_EXEC_INLINE: inlined into every read; else the
                         index of the consumer stage whose tiles compute this stage's needed
                         region (compute_at with recomputation) */
+    bool slide;      /* with at >= 0: stored per consumer tile in a window of rows folded
+                        modulo a power of two, computed row by row inside the consumer's row
+                        loop (store_at the tile, compute_at the row: a sliding window) */
     int tile[2];     /* tile sizes over the first two stage variables; 0 = not tiled */
     int vectorize;   /* SIMD width of the first stage variable: 0 (none), 4, 8 or 16 */
     bool parallel;   /* outermost (tile or row) loop on the thread pool */

@@ -34,6 +34,7 @@ static void prepare_consumer(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, 
         g->set = true;
     }
     g->at = -1;
+    g->slide = false;
     if (g->tile[1] <= 0 && c->prog->stages[consumer]->n_vars >= 2) {
         g->tile[0] = pf_rng_pick(r, tiles, 6);
         g->tile[1] = pf_rng_pick(r, tiles, 6);
@@ -46,6 +47,7 @@ static void toggle_at(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int sta
     int consumer = pf_exec_sole_consumer(c->prog, stage);
     if (g->at >= 0 || consumer < 0) {
         g->at = -1;
+        g->slide = false;
         return;
     }
     g->at = consumer;
@@ -112,6 +114,7 @@ static void repair_exec(const pf_genome_ctx *c, pf_schedule *s)
             if (!g->set || check_exec(c, s, i) == 0)
                 continue;
             g->at = -1;
+            g->slide = false;
             if (check_exec(c, s, i) != 0)
                 *g = pf_exec_default();
         }

@@ -271,6 +271,89 @@ static void test_exec_lines(void)
     pf_program_free(p);
 }
 
+/* `at C slide`: the word right after `at C`, printed there; equality sees it; every refusal
+ * names the stage and says why. */
+static void expect_refused(const pf_program *p, const char *text, const char *msg)
+{
+    pf_schedule s;
+    pf_error err;
+    CU_ASSERT_EQUAL(pt_parse(p, text, &s, &err), -1);
+    if (!strstr(err.msg, msg))
+        fprintf(stderr, "\n    got: %s\n    want: %s\n", err.msg, msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, msg));
+}
+
+static void test_exec_slide_lines(void)
+{
+    pf_program *p = pt_load_app("blur");
+    pf_schedule s, t;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, "loop_output exec tile 256 64 parallel\n"
+                                      "loop_temp exec vectorize 8 at loop_output slide\n",
+                                   &s, &err), 0);
+    CU_ASSERT(s.exec[0].slide && s.exec[0].at == 1);
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_schedule_print(p, &s, &sb);
+    CU_ASSERT_STRING_EQUAL(pf_sb_str(&sb), "# perfora schedule 1\n"
+                                           "loop_temp exec at loop_output slide vectorize 8\n"
+                                           "loop_output exec root tile 256 64 parallel\n");
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, pf_sb_str(&sb), &t, &err), 0);
+    CU_ASSERT(pf_schedule_equal(&s, &t));
+    t.exec[0].slide = false;
+    CU_ASSERT(!pf_schedule_equal(&s, &t));
+    pf_schedule_free(&t);
+    /* the last compute level wins: `root` after `at C slide` drops the slide */
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, "loop_temp exec at loop_output slide root\n", &t, &err), 0);
+    CU_ASSERT(!t.exec[0].slide && t.exec[0].at == -1);
+    pf_schedule_free(&t);
+    pf_sb_free(&sb);
+    pf_schedule_free(&s);
+    expect_refused(p, "loop_temp exec slide at loop_output\nloop_output exec tile 64 64\n",
+                   "t.sched:1: loop_temp: 'slide' goes right after 'at STAGE'");
+    expect_refused(p, "loop_temp exec at loop_output tile 8 8 slide\n"
+                      "loop_output exec tile 64 64\n", "'slide' goes right after 'at STAGE'");
+    expect_refused(p, "loop_temp exec at loop_output slide\nloop_output exec parallel\n",
+                   "loop_temp: 'at loop_output slide' needs loop_output tiled in two "
+                   "dimensions, so that its row loop runs serially and in order inside each "
+                   "tile; untiled and parallel, its row loop is the parallel loop");
+    expect_refused(p, "loop_temp exec at loop_output slide\nloop_output exec tile 64\n",
+                   "needs loop_output tiled in two dimensions");
+    expect_refused(p, "loop_temp exec at loop_output slide\n", "needs loop_output tiled");
+    expect_refused(p, "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                      "loop_temp exec at loop_output slide\nloop_output exec tile 64 64\n",
+                   "loop_temp: 'at loop_output slide' needs loop_temp exact");
+    expect_refused(p, "loop_output exec at loop_temp slide\nloop_temp exec tile 8 8\n",
+                   "needs every read of out in loop_temp at row y + a constant");
+    pf_program_free(p);
+    static const char src[] =
+        "param int k = 2;\n"
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "    image a[W, H] boundary mirror;\n    image b[W, H];\n    image c[W, H];\n"
+        "    image d[W, H];\n    image e[W, H];\n"
+        "    for each (x, y) of a as sa a[x, y] = in[x, y];\n"
+        "    for each (x, y) of b as sb b[x, y] = a[x, y - 1] + in[x, y];\n"
+        "    for each (x, y) of c as sc c[x, y] = b[x, 2 * y] + b[x, y + k];\n"
+        "    for each (x, y) of d as sd d[x, y] = sum(c[x, y + j], j = -3 .. y);\n"
+        "    for each (x, y) of e as se e[x, y] = d[x, y + 2000] + d[x, y];\n"
+        "    for each (x, y) of out as so out[x, y] = e[x, y] + sum(e[x, j], j = y .. y + 4);\n"
+        "}\n";
+    p = pf_compile_string("slide.pf", src, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    expect_refused(p, "sa exec at sb slide\nsb exec tile 8 8\n",
+                   "sa: 'at sb slide' needs a's boundary clamp or constant (a mirror read");
+    expect_refused(p, "sb exec at sc slide\nsc exec tile 8 8\n",
+                   "sb: 'at sc slide' needs every read of b in sc at row y + a constant");
+    expect_refused(p, "sc exec at sd slide\nsd exec tile 8 8\n",
+                   "needs every read of c in sd at row y");
+    expect_refused(p, "sd exec at se slide\nse exec tile 8 8\n",
+                   "sd: 'at se slide' would keep 2001 rows of d (at most 1024)");
+    /* a window that moves with y through a reduction's bounds is fine */
+    CU_ASSERT_EQUAL(pt_parse(p, "se exec at so slide\nso exec tile 8 8\n", &s, &err), 0);
+    pf_schedule_free(&s);
+    pf_program_free(p);
+}
+
 static void test_load_and_from_string(void)
 {
     pf_program *p = pt_load_app("blur");
@@ -382,5 +465,6 @@ PF_TEST_SUITE(schedule_text,
               PF_TEST(test_blur_paper_variant), PF_TEST(test_defaults_spelled_out),
               PF_TEST(test_every_gene_form), PF_TEST(test_equal_when_written_differently),
               PF_TEST(test_gene_equality_is_canonical), PF_TEST(test_version_line),
-              PF_TEST(test_exec_lines), PF_TEST(test_load_and_from_string),
+              PF_TEST(test_exec_lines), PF_TEST(test_exec_slide_lines),
+              PF_TEST(test_load_and_from_string),
               PF_TEST(test_syntax_errors))
