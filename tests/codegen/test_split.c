@@ -21,7 +21,7 @@ static ir_func *lowered(pf_arena *arena, const char *app, pf_program **prog, pf_
     ir_func *f = pf_lower(arena, *prog, pv, NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     pf_pass_stats ps = { 0 };
-    f = pf_pass_bounds(f, &ps);
+    f = pf_pass_bounds(f, true, &ps);
     f = pf_pass_ondemand(f, true, &ps);
     f = pf_pass_channels(f, &ps);
     return pf_pass_bands(f, &ps);
