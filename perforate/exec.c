@@ -103,13 +103,35 @@ static bool order_is_default(const pf_exec_gene *g, int k)
 }
 
 /* The loop's name: the stage variable's, or `<var>o` for its tile loop. */
-static void loop_name(const pf_stage *st, int id, char *buf, size_t cap)
+static void print_loop(const pf_stage *st, int id, pf_strbuf *out)
 {
     int d = id >= PF_EXEC_TILE_LOOP(0) ? id - PF_EXEC_TILE_LOOP(0) : id;
     if (d < 0 || d >= st->n_vars)
-        snprintf(buf, cap, "?");
+        pf_sb_puts(out, "?");
     else
-        snprintf(buf, cap, "%s%s", st->var_names[d], id == d ? "" : "o");
+        pf_sb_printf(out, "%s%s", st->var_names[d], id == d ? "" : "o");
+}
+
+static void loop_name(const pf_stage *st, int id, char *buf, size_t cap)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    print_loop(st, id, &sb);
+    snprintf(buf, cap, "%s", pf_sb_str(&sb));
+    pf_sb_free(&sb);
+}
+
+/* A tiled variable v whose tile loop's name `vo` is also a stage variable's, or -1. */
+static int tile_name_clash(const pf_stage *st, const pf_exec_gene *g)
+{
+    for (int d = 0; d < 2 && d < st->n_vars; d++) {
+        size_t len = strlen(st->var_names[d]);
+        for (int e = 0; g->tile[d] > 0 && e < st->n_vars; e++)
+            if (strncmp(st->var_names[e], st->var_names[d], len) == 0 &&
+                strcmp(st->var_names[e] + len, "o") == 0)
+                return d;
+    }
+    return -1;
 }
 
 /* The stage's loops under gene g, innermost first, as text ("x y c xo yo"). */
@@ -238,9 +260,8 @@ void pf_exec_print(const pf_program *prog, int stage, const pf_exec_gene *g, pf_
         !order_is_default(g, prog->stages[stage]->n_vars)) {
         pf_sb_puts(out, " reorder");
         for (int i = 0; i < g->n_order; i++) {
-            char name[80];
-            loop_name(prog->stages[stage], g->order[i], name, sizeof name);
-            pf_sb_printf(out, " %s", name);
+            pf_sb_putc(out, ' ');
+            print_loop(prog->stages[stage], g->order[i], out);
         }
     }
     if (g->vectorize > 1)
@@ -292,6 +313,10 @@ static int validate_order(const pf_stage *st, const pf_exec_gene *g, pf_error *e
                        st->name);
     if (g->at == PF_EXEC_INLINE)
         return pf_fail(err, "%s: an inlined stage has no loops to reorder", st->name);
+    int clash = tile_name_clash(st, g);
+    if (clash >= 0)
+        return pf_fail(err, "%s: 'reorder' cannot name the tile loop of %s: %so is a stage "
+                       "variable", st->name, st->var_names[clash], st->var_names[clash]);
     int k = st->n_vars, pos[PF_EXEC_TILE_LOOP(2)];
     for (int i = 0; i < PF_EXEC_TILE_LOOP(2); i++)
         pos[i] = -1;

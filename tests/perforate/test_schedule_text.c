@@ -364,6 +364,18 @@ static void test_exec_reorder_refusals(void)
     CU_ASSERT_EQUAL(pt_parse(p, "loop_temp exec at loop_output\n"
                                 "loop_output exec tile 8 8 reorder x y yo xo c\n", &s, &err), 0);
     pf_schedule_free(&s);
+    /* a tile loop `xo` that a stage variable's name hides cannot be listed */
+    static const char src[] =
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "    for each (x, xo) of out as so out[x, xo] = in[x, xo];\n}\n";
+    pf_program *q = pf_compile_string("clash.pf", src, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+    CU_ASSERT_EQUAL(pt_parse(q, "so exec tile 4 4 reorder x xo xoo\n", &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "so: 'reorder' cannot name the tile loop of x: xo is "
+                                           "a stage variable"));
+    CU_ASSERT_EQUAL(pt_parse(q, "so exec reorder xo x\n", &s, &err), 0);  /* untiled */
+    pf_schedule_free(&s);
+    pf_program_free(q);
     /* the default order is legal on a serial stage (it is no reorder) */
     pf_program_free(p);
     p = pt_load_app("bilateral_grid");
