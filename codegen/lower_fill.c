@@ -8,6 +8,7 @@
  * positions past the last sample copy it. Dimensions after the second must have spacing 1. */
 #include "codegen/lower_internal.h"
 
+#include "perforate/exec.h"
 #include "perforate/schedule.h"
 
 #include <stdio.h>
@@ -247,11 +248,14 @@ bool pf_lower_tile_fill_ok(const pf_program *prog, const pf_stage *st)
     return true;
 }
 
-/* Tiled along x and y, and not itself computed at a consumer. */
+/* Tiled along x and y, its loop order with the tile loops outside x and y and the further
+ * variables outside the tiles (a reorder that does not keep it fills the whole image after the
+ * loops), and not itself computed at a consumer. */
 static bool tile_fill_ok(const lower_ctx *c, const pf_stage *st)
 {
     const pf_exec_gene *g = &c->exec[st->index];
-    return !c->region && g->tile[0] > 0 && g->tile[1] > 0 && pf_lower_tile_fill_ok(c->prog, st);
+    return !c->region && g->tile[0] > 0 && g->tile[1] > 0 && pf_exec_tile_order_ok(g) &&
+           pf_lower_tile_fill_ok(c->prog, st);
 }
 
 static ir_buffer *window_buffer(lower_ctx *c, const char *name, int nd, ir_expr *const *extent)

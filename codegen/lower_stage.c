@@ -160,69 +160,113 @@ typedef struct nest_loop {
     bool banded;
 } nest_loop;
 
-/* The loops over the stage variables with the stage's execution gene applied: variable k-1
- * outermost, then (when tiled) the tile loops over y and x, then y and x; x innermost and, when
- * asked, vectorized; the outermost tile or row loop parallel. */
+/* The loop order, innermost first (perforate/exec.h: d for variable d, PF_EXEC_TILE_LOOP(d)
+ * for its tile loop): the gene's reorder, else the default. tiled[d]: d has a tile loop (the
+ * chunks of a parallel 1-D stage included). */
+static int nest_order(lower_ctx *c, const pf_stage *st, const bool *tiled, int *order)
+{
+    const pf_exec_gene *g = &c->exec[st->index];
+    pf_exec_gene t = *g;
+    t.tile[0] = tiled[0];
+    t.tile[1] = st->n_vars > 1 && tiled[1];
+    int n = pf_exec_default_order(&t, st->n_vars, order);
+    if (g->n_order == 0 || st->n_vars < 2)
+        return n;
+    unsigned seen = 0, want = 0;
+    for (int i = 0; i < n; i++)
+        want |= 1u << order[i];
+    for (int i = 0; i < g->n_order; i++)
+        seen |= 1u << g->order[i];
+    if (g->n_order != n || seen != want) {
+        lower_error(c, "stage '%s': its reorder does not list its loops (the schedule was not "
+                    "validated)", st->name);
+        return n;
+    }
+    for (int i = 0; i < n; i++)
+        order[i] = g->order[i];
+    return n;
+}
+
+/* The tile loop over variable d in tiles of t iterations; loops[d] becomes the loop inside a
+ * tile. */
+static nest_loop tile_loop(lower_ctx *c, const nest_spec *ns, nest_loop *inner, int d, int t)
+{
+    ir_func *f = c->f;
+    char name[64];
+    snprintf(name, sizeof name, "%.40so", ns->st->var_names[d]);
+    ir_var *o = ir_var_new(f, name, IR_I32, IR_VAR_LOOP);
+    ir_expr *big = irf_bin(f, IR_MUL, inner->step, ir_const_i32(f, t));
+    nest_loop l = { o, inner->lo, inner->hi, big, inner->align, IR_LOOP_SERIAL, 1, 0, NULL,
+                    false };
+    inner->lo = ir_ref(f, o);
+    /* a tile filled on its own also computes the next tile's first sample */
+    ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);
+    if (ns->fill)
+        end = irf_bin(f, IR_ADD, end, ir_const_i32(f, 1));
+    inner->hi = irf_bin(f, IR_MIN, end, inner->hi);
+    return l;
+}
+
+/* `parallel` and, on a serial stage, bands: on the outermost loop that is not over a further
+ * variable (a tile loop, else y or x). */
+static void plan_parallel(lower_ctx *c, const pf_stage *st, const int *ids, nest_loop *out,
+                          int n)
+{
+    const pf_exec_gene *g = &c->exec[st->index];
+    /* inside a consumer's parallel tiles a parallel loop would run serially anyway */
+    if (!g->parallel || (c->region && c->region->in_parallel))
+        return;
+    int p = 0;
+    while (p < n - 1 && ids[p] >= 2 && ids[p] < PF_EXEC_TILE_LOOP(0))
+        p++;
+    if (st->serial)
+        out[p].banded = true;  /* pass_bands decides */
+    else if (out[p].kind == IR_LOOP_SERIAL)
+        out[p].kind = IR_LOOP_PARALLEL;
+}
+
+/* The loops over the stage variables with the stage's execution gene applied, outermost
+ * first: by default variable k-1 outermost, then (when tiled) the tile loops over y and x,
+ * then y and x; else the gene's reorder. The innermost loop (x) vectorized when asked; the
+ * outermost tile or row loop parallel. *ytile, *xtile: the tile loops' indices, or -1. */
 static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loop *out,
                       int *ytile, int *xtile)
 {
-    ir_func *f = c->f;
     const pf_stage *st = ns->st;
     const pf_exec_gene *g = &c->exec[st->index];
-    int k = st->n_vars, n = 0;
-    nest_loop loops[IR_MAX_DIMS] = { 0 };
+    int k = st->n_vars;
+    nest_loop loops[IR_MAX_DIMS] = { 0 }, tiles[2];
     for (int d = 0; d < k; d++) {
         nest_loop l = { vars[d], ns->lo[d], ns->hi[d], ns->step[d], ns->align[d],
                         IR_LOOP_SERIAL, 1, 0, NULL, false };
         loops[d] = l;
     }
-    int tiled = 0;
-    nest_loop tiles[2];
+    bool tiled[2] = { false, false };
     for (int d = 0; d < 2 && d < k; d++) {
         int t = g->tile[d];
         if (d == 0 && k == 1 && g->parallel && !st->serial && t == 0)
             t = 1024;  /* a 1-D stage runs in parallel over chunks */
-        if (t <= 0)
-            continue;
-        ir_var *o = ir_var_new(f, d ? "yo" : "xo", IR_I32, IR_VAR_LOOP);
-        ir_expr *big = irf_bin(f, IR_MUL, loops[d].step, ir_const_i32(f, t));
-        nest_loop l = { o, loops[d].lo, loops[d].hi, big, loops[d].align, IR_LOOP_SERIAL, 1, 0,
-                        NULL, false };
-        tiles[tiled++] = l;
-        loops[d].lo = ir_ref(f, o);
-        /* a tile filled on its own also computes the next tile's first sample */
-        ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);
-        if (ns->fill)
-            end = irf_bin(f, IR_ADD, end, ir_const_i32(f, 1));
-        loops[d].hi = irf_bin(f, IR_MIN, end, loops[d].hi);
+        if (t > 0)
+            tiles[d] = tile_loop(c, ns, &loops[d], d, t);
+        tiled[d] = t > 0;
     }
-    for (int d = k - 1; d >= 2; d--)
-        out[n++] = loops[d];
+    int order[PF_EXEC_MAX_ORDER], ids[PF_EXEC_MAX_ORDER];
+    int n = nest_order(c, st, tiled, order);
     *ytile = *xtile = -1;
-    for (int t = tiled - 1; t >= 0; t--) {
-        if (t == 1 || (tiled == 1 && g->tile[0] == 0))
-            *ytile = n;
-        else
-            *xtile = n;
-        out[n++] = tiles[t];
+    for (int i = 0; i < n; i++) {
+        int id = order[n - 1 - i], d = id - PF_EXEC_TILE_LOOP(0);
+        ids[i] = id;
+        out[i] = id >= PF_EXEC_TILE_LOOP(0) ? tiles[d] : loops[id];
+        if (id >= PF_EXEC_TILE_LOOP(0))
+            *(d ? ytile : xtile) = i;
     }
-    for (int d = k >= 2 ? 1 : 0; d >= 0; d--)
-        out[n++] = loops[d];
-    if (g->vectorize > 1 && !ns->mask && !st->serial) {
+    if (g->vectorize > 1 && !ns->mask && !st->serial && ids[n - 1] == 0) {
         out[n - 1].kind = IR_LOOP_VECTORIZED;
         out[n - 1].width = g->vectorize;
     }
     if (g->unroll > 1)
         out[n - 1].unroll = g->unroll;
-    /* inside a consumer's parallel tiles a parallel loop would run serially anyway */
-    if (g->parallel && !st->serial && !(c->region && c->region->in_parallel)) {
-        /* the outermost tile loop, else the row loop (inside loops over further variables) */
-        int p = k > 2 ? k - 2 : 0;
-        if (out[p].kind == IR_LOOP_SERIAL)
-            out[p].kind = IR_LOOP_PARALLEL;
-    } else if (g->parallel && st->serial && !(c->region && c->region->in_parallel)) {
-        out[k > 2 ? k - 2 : 0].banded = true;  /* pass_bands decides */
-    }
+    plan_parallel(c, st, ids, out, n);
     out[0].label = st->name;
     return n;
 }
@@ -270,14 +314,19 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
     int ytile, xtile;
     int n = plan_loops(c, ns, vars, loops, &ytile, &xtile);
     ir_stmt *nest = nest_body(c, ns, c->own.coord);
-    /* producers run per x tile (per y tile when x is not tiled), in scratch windows; so does
-     * a fill per tile, after the tile's samples */
+    /* producers run per tile, at the innermost tile loop (the x tile loop in the default
+     * order; the y tile loop when x is not tiled), in scratch windows; so does a fill per
+     * tile, after the tile's samples */
     bool producers = has_producers(c, ns->st);
-    int at = ytile < 0 || !(producers || ns->fill) ? -1 : xtile >= 0 ? xtile : ytile;
+    int at = ytile < 0 || !(producers || ns->fill) ? -1 : xtile > ytile ? xtile : ytile;
+    if (at >= 0 && !pf_exec_tile_order_ok(&c->exec[ns->st->index]))
+        lower_error(c, "stage '%s': stages computed at its tiles need its tile loops outside x "
+                    "and y and its further variables outside the tiles (the schedule was not "
+                    "validated)", ns->st->name);
     lower_tile t = { { NULL, NULL }, { NULL, NULL } };
     if (at >= 0) {
         tile_range(c, ns, 1, loops[ytile].var, loops[loop_of(loops, at + 1, n, vars[1])].hi, &t);
-        if (at == xtile)
+        if (xtile >= 0)
             tile_range(c, ns, 0, loops[xtile].var, loops[loop_of(loops, at + 1, n, vars[0])].hi,
                        &t);
     }

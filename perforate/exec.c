@@ -2,6 +2,7 @@
 #include "perforate/exec.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,12 +56,149 @@ static int find_stage(const pf_program *prog, const char *name)
     return -1;
 }
 
+/* ---- loop order (`reorder`) ---- */
+
+static const char *const keywords[] = { "root", "inline", "at", "tile", "reorder",
+                                        "vectorize", "parallel", "unroll" };
+
+static bool is_keyword(const char *w)
+{
+    for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+        if (strcmp(w, keywords[i]) == 0)
+            return true;
+    return false;
+}
+
+static int n_tiled(const pf_exec_gene *g, int n_vars)
+{
+    int n = 0;
+    for (int d = 0; d < 2 && d < n_vars; d++)
+        n += g->tile[d] > 0;
+    return n;
+}
+
+int pf_exec_default_order(const pf_exec_gene *g, int n_vars, int *order)
+{
+    int n = 0;
+    for (int d = 0; d < 2 && d < n_vars; d++)
+        order[n++] = d;
+    for (int d = 0; d < 2 && d < n_vars; d++)
+        if (g->tile[d] > 0)
+            order[n++] = PF_EXEC_TILE_LOOP(d);
+    for (int d = 2; d < n_vars; d++)
+        order[n++] = d;
+    return n;
+}
+
+/* Whether the gene's reorder is the default order of a stage with k variables (k < 0: as
+ * many as the list's length and the tiles imply, for a valid gene). */
+static bool order_is_default(const pf_exec_gene *g, int k)
+{
+    if (k < 0)
+        k = g->n_order - n_tiled(g, PF_EXEC_MAX_ORDER);
+    int def[PF_EXEC_MAX_ORDER];
+    if (g->n_order <= 0 || k < 1 || pf_exec_default_order(g, k, def) != g->n_order)
+        return g->n_order <= 0;
+    return memcmp(def, g->order, sizeof *def * (size_t)g->n_order) == 0;
+}
+
+/* The loop's name: the stage variable's, or `<var>o` for its tile loop. */
+static void print_loop(const pf_stage *st, int id, pf_strbuf *out)
+{
+    int d = id >= PF_EXEC_TILE_LOOP(0) ? id - PF_EXEC_TILE_LOOP(0) : id;
+    if (d < 0 || d >= st->n_vars)
+        pf_sb_puts(out, "?");
+    else
+        pf_sb_printf(out, "%s%s", st->var_names[d], id == d ? "" : "o");
+}
+
+static void loop_name(const pf_stage *st, int id, char *buf, size_t cap)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    print_loop(st, id, &sb);
+    snprintf(buf, cap, "%s", pf_sb_str(&sb));
+    pf_sb_free(&sb);
+}
+
+/* A tiled variable v whose tile loop's name `vo` is also a stage variable's, or -1. */
+static int tile_name_clash(const pf_stage *st, const pf_exec_gene *g)
+{
+    for (int d = 0; d < 2 && d < st->n_vars; d++) {
+        size_t len = strlen(st->var_names[d]);
+        for (int e = 0; g->tile[d] > 0 && e < st->n_vars; e++)
+            if (strncmp(st->var_names[e], st->var_names[d], len) == 0 &&
+                strcmp(st->var_names[e] + len, "o") == 0)
+                return d;
+    }
+    return -1;
+}
+
+/* The stage's loops under gene g, innermost first, as text ("x y c xo yo"). */
+static void loops_text(const pf_stage *st, const pf_exec_gene *g, char *buf, size_t cap)
+{
+    int order[PF_EXEC_MAX_ORDER], n = pf_exec_default_order(g, st->n_vars, order);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len + 1 < cap; i++) {
+        char name[80];
+        loop_name(st, order[i], name, sizeof name);
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? " " : "", name);
+    }
+}
+
+/* The loop named `name` of the stage under gene g (its tiles), or -1. */
+static int find_loop(const pf_stage *st, const pf_exec_gene *g, const char *name)
+{
+    for (int d = 0; d < st->n_vars; d++)
+        if (strcmp(st->var_names[d], name) == 0)
+            return d;
+    for (int d = 0; d < 2 && d < st->n_vars; d++) {
+        size_t len = strlen(st->var_names[d]);
+        if (g->tile[d] > 0 && strncmp(st->var_names[d], name, len) == 0 &&
+            strcmp(name + len, "o") == 0)
+            return PF_EXEC_TILE_LOOP(d);
+    }
+    return -1;
+}
+
+/* The names after `reorder` (w[0 .. n-1]) as loop ids; an order equal to the default one is
+ * dropped (canonical form: it prints nothing). */
+static int resolve_order(const pf_stage *st, char *const *w, int n, pf_exec_gene *g,
+                         pf_error *err)
+{
+    char loops[256];
+    loops_text(st, g, loops, sizeof loops);
+    if (n > PF_EXEC_MAX_ORDER)
+        return pf_fail(err, "'reorder' lists %d loops; %s has %d (%s)", n, st->name,
+                       st->n_vars + n_tiled(g, st->n_vars), loops);
+    for (int i = 0; i < n; i++) {
+        g->order[i] = find_loop(st, g, w[i]);
+        if (g->order[i] < 0)
+            return pf_fail(err, "'reorder': '%s' is not a loop of %s (its loops, innermost "
+                           "first: %s)", w[i], st->name, loops);
+    }
+    g->n_order = n;
+    if (order_is_default(g, st->n_vars))
+        g->n_order = 0;
+    return 0;
+}
+
+/* One directive; `reorder` only notes where its names are (*reorder, *n_reorder): they are
+ * resolved once the tiles are known. */
 static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_exec_gene *g,
-                      pf_error *err)
+                      int *reorder, int *n_reorder, pf_error *err)
 {
     const char *kw = w[*i];
     bool has_arg = *i + 1 < n;
-    if (strcmp(kw, "root") == 0) {
+    if (strcmp(kw, "reorder") == 0) {
+        *reorder = *i + 1;
+        while (*i + 1 < n && !is_keyword(w[*i + 1]))
+            (*i)++;
+        *n_reorder = *i + 1 - *reorder;
+        if (*n_reorder == 0)
+            return pf_fail(err, "'reorder' takes the stage's loops, innermost first");
+    } else if (strcmp(kw, "root") == 0) {
         g->at = -1;
         g->slide = false;
     } else if (strcmp(kw, "inline") == 0) {
@@ -95,7 +233,7 @@ static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_
             return pf_fail(err, "'tile' takes one or two sizes from 1 to %d", PF_EXEC_MAX_TILE);
     } else {
         return pf_fail(err, "unknown execution directive '%s' (root, inline, at STAGE [slide], "
-                       "tile, vectorize, parallel, unroll)", kw);
+                       "tile, reorder, vectorize, parallel, unroll)", kw);
     }
     return 0;
 }
@@ -103,16 +241,18 @@ static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_
 int pf_exec_parse(const pf_program *prog, int stage, char *const *words, int n, pf_exec_gene *g,
                   pf_error *err)
 {
-    (void)stage;
     *g = pf_exec_default();
     g->set = true;
+    int reorder = 0, n_reorder = 0;
     for (int i = 0; i < n; i++)
-        if (parse_word(prog, words, n, &i, g, err) != 0)
+        if (parse_word(prog, words, n, &i, g, &reorder, &n_reorder, err) != 0)
             return -1;
+    if (n_reorder > 0)
+        return resolve_order(prog->stages[stage], words + reorder, n_reorder, g, err);
     return 0;
 }
 
-void pf_exec_print(const pf_program *prog, const pf_exec_gene *g, pf_strbuf *out)
+void pf_exec_print(const pf_program *prog, int stage, const pf_exec_gene *g, pf_strbuf *out)
 {
     if (g->at >= 0 && g->at < prog->n_stages)
         pf_sb_printf(out, "at %s%s", prog->stages[g->at]->name, g->slide ? " slide" : "");
@@ -122,6 +262,14 @@ void pf_exec_print(const pf_program *prog, const pf_exec_gene *g, pf_strbuf *out
         pf_sb_printf(out, " tile %d", g->tile[0]);
         if (g->tile[1] > 0)
             pf_sb_printf(out, " %d", g->tile[1]);
+    }
+    if (stage >= 0 && stage < prog->n_stages &&
+        !order_is_default(g, prog->stages[stage]->n_vars)) {
+        pf_sb_puts(out, " reorder");
+        for (int i = 0; i < g->n_order; i++) {
+            pf_sb_putc(out, ' ');
+            print_loop(prog->stages[stage], g->order[i], out);
+        }
     }
     if (g->vectorize > 1)
         pf_sb_printf(out, " vectorize %d", g->vectorize);
@@ -137,9 +285,67 @@ bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b)
         return false;
     if (!a->set)
         return true;
-    return a->at == b->at && a->slide == b->slide && a->tile[0] == b->tile[0] &&
-           a->tile[1] == b->tile[1] && a->vectorize == b->vectorize &&
-           a->parallel == b->parallel && a->unroll == b->unroll;
+    if (a->at != b->at || a->slide != b->slide || a->tile[0] != b->tile[0] ||
+        a->tile[1] != b->tile[1] || a->vectorize != b->vectorize || a->parallel != b->parallel || a->unroll != b->unroll)
+        return false;
+    bool da = order_is_default(a, -1), db = order_is_default(b, -1);
+    if (da || db)
+        return da == db;
+    return a->n_order == b->n_order &&
+           memcmp(a->order, b->order, sizeof *a->order * (size_t)a->n_order) == 0;
+}
+
+bool pf_exec_tile_order_ok(const pf_exec_gene *g)
+{
+    int phase = 0;  /* 0: x and y, 1: tile loops, 2: further variables */
+    for (int i = 0; i < g->n_order; i++) {
+        int id = g->order[i];
+        int p = id >= PF_EXEC_TILE_LOOP(0) ? 1 : id >= 2 ? 2 : 0;
+        if (p < phase)
+            return false;
+        phase = p;
+    }
+    return true;
+}
+
+/* Each of the stage's loops once (no more, no fewer), each tile loop outside its variable's
+ * loop, x innermost when vectorized; not on serial stages, whose order is the semantics. */
+static int validate_order(const pf_stage *st, const pf_exec_gene *g, pf_error *err)
+{
+    char loops[256];
+    loops_text(st, g, loops, sizeof loops);
+    if (st->serial)
+        return pf_fail(err, "%s: 'reorder' does not apply to a serial (scatter) stage: its "
+                       "iteration order (last variable outermost) is the program's meaning",
+                       st->name);
+    if (g->at == PF_EXEC_INLINE)
+        return pf_fail(err, "%s: an inlined stage has no loops to reorder", st->name);
+    int clash = tile_name_clash(st, g);
+    if (clash >= 0)
+        return pf_fail(err, "%s: 'reorder' cannot name the tile loop of %s: %so is a stage "
+                       "variable", st->name, st->var_names[clash], st->var_names[clash]);
+    int k = st->n_vars, pos[PF_EXEC_TILE_LOOP(2)];
+    for (int i = 0; i < PF_EXEC_TILE_LOOP(2); i++)
+        pos[i] = -1;
+    bool ok = g->n_order == k + n_tiled(g, k);
+    for (int i = 0; ok && i < g->n_order; i++) {
+        int id = g->order[i], d = id >= PF_EXEC_TILE_LOOP(0) ? id - PF_EXEC_TILE_LOOP(0) : id;
+        ok = d >= 0 && d < k && (id == d || (d < 2 && g->tile[d] > 0)) && pos[id] < 0;
+        if (ok)
+            pos[id] = i;
+    }
+    if (!ok)
+        return pf_fail(err, "%s: 'reorder' must list each of the stage's loops exactly once, "
+                       "innermost first (%s)", st->name, loops);
+    for (int d = 0; d < 2 && d < k; d++)
+        if (g->tile[d] > 0 && pos[PF_EXEC_TILE_LOOP(d)] < pos[d])
+            return pf_fail(err, "%s: 'reorder' puts tile loop %so inside %s: a tile loop must be "
+                           "outside its variable's loop", st->name, st->var_names[d],
+                           st->var_names[d]);
+    if (g->vectorize > 1 && g->order[0] != 0)
+        return pf_fail(err, "%s: 'reorder' with 'vectorize' needs %s innermost (first in the "
+                       "list)", st->name, st->var_names[0]);
+    return 0;
 }
 
 static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
@@ -171,6 +377,12 @@ static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
         return pf_fail(err, "%s: 'at %s' needs %s to be tiled in two dimensions (e.g. '%s exec "
                        "tile 64 32'), computed root or at its own consumer", st->name,
                        prog->stages[c]->name, prog->stages[c]->name, prog->stages[c]->name);
+    const pf_stage *cs = prog->stages[c];
+    if (!pf_exec_tile_order_ok(consumer))
+        return pf_fail(err, "%s: 'at %s' needs %s's reorder to keep its tile loops outside its "
+                       "loops over %s and %s, and its loops over further variables outside its "
+                       "tile loops (the tile's region is inferred there)", st->name, cs->name,
+                       cs->name, cs->var_names[0], cs->var_names[1]);
     if (approx && approx->kind != PF_GENE_EXACT &&
         !(approx->kind == PF_GENE_GRID && approx->on_demand))
         return pf_fail(err, "%s: 'at' needs the stage exact or grid-sampled on demand",
@@ -253,6 +465,10 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
         return pf_fail(err, "%s: vector width %d (4, 8 or 16)", st->name, g->vectorize);
     if (g->unroll != 0 && g->unroll != 2 && g->unroll != 4 && g->unroll != 8)
         return pf_fail(err, "%s: unroll factor %d (2, 4 or 8)", st->name, g->unroll);
+    if (g->n_order < 0 || g->n_order > PF_EXEC_MAX_ORDER)
+        return pf_fail(err, "%s: 'reorder' of %d loops", st->name, g->n_order);
+    if (!order_is_default(g, st->n_vars) && validate_order(st, g, err) != 0)
+        return -1;
     if (g->at == PF_EXEC_INLINE)
         return validate_inline(prog, st, approx, err);
     if (g->slide && (g->at < 0 || pf_exec_validate_slide(prog, stage, g, approx, consumer,

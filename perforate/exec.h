@@ -3,6 +3,7 @@
  * (codegen/lower_stage.c and the LLVM emitter); docs/schedule.md is the reference.
  *
  *   loop_output exec tile 64 32 vectorize 8 parallel
+ *   loop_output exec tile 128 64 reorder x y c xo yo vectorize 8 parallel
  *   loop_temp   exec at loop_output vectorize 8
  *   loop_temp   exec at loop_output slide          (rows computed inside loop_output's row loop) */
 #ifndef PF_PERFORATE_EXEC_H
@@ -20,17 +21,30 @@ pf_exec_gene pf_exec_default(void);
 int pf_exec_parse(const pf_program *prog, int stage, char *const *words, int n, pf_exec_gene *g,
                   pf_error *err);
 
-/* Canonical text after `exec`: compute level (`at C slide`), tile, vectorize, parallel, unroll. */
-void pf_exec_print(const pf_program *prog, const pf_exec_gene *g, pf_strbuf *out);
+/* Canonical text after `exec` for stage `stage`: compute level (`at C slide`), tile, reorder
+ * (not when it is the default order), vectorize, parallel, unroll. */
+void pf_exec_print(const pf_program *prog, int stage, const pf_exec_gene *g, pf_strbuf *out);
+/* Equal canonical texts (a reorder equal to the default order equals none). */
 bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b);
 
+/* The default loop order of a stage with n_vars variables under g's tiles, innermost first
+ * (x, y, the tile loops of x and y, further variables in order); returns the count. */
+int pf_exec_default_order(const pf_exec_gene *g, int n_vars, int *order);
+/* Whether g's loop order (innermost first) has the loops over x and y, then the tile loops,
+ * then the further variables: what producers computed at the stage's tiles and a fill per
+ * tile need (they run at the innermost tile loop, over whole tiles, per value of the further
+ * variables). True for the default order. */
+bool pf_exec_tile_order_ok(const pf_exec_gene *g);
+
 /* Checks the gene against the program and the stage's approximation gene (approx may be NULL):
- * vectorize/parallel need a non-serial stage; tiles need sizes in [1, PF_EXEC_MAX_TILE] for at
+ * vectorize needs a non-serial stage; reorder a non-serial stage, each of its loops once, tile
+ * loops outside their variable's loop, x innermost when vectorized; tiles need sizes in [1, PF_EXEC_MAX_TILE] for at
  * most the first two variables; `inline` needs an exact stage that is one assignment to its own
  * pixel of an intermediate image it alone writes (and does not read); `at` needs a later consumer stage that is the only reader of
  * this stage's image (not an output), is itself tiled, and this stage exact or grid-sampled
- * on demand, and the consumer's approximation (consumer_approx, may be NULL) not read this
- * stage's image as its reference (importance sampling and channel copies read it whole). */
+ * on demand, the consumer's loop order pf_exec_tile_order_ok, and the consumer's approximation
+ * (consumer_approx, may be NULL) not read this stage's image as its reference (importance
+ * sampling and channel copies read it whole). */
 int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
                      const pf_approx_gene *approx, const pf_exec_gene *consumer,
                      const pf_approx_gene *consumer_approx, pf_error *err);

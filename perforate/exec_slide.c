@@ -177,6 +177,15 @@ int pf_exec_validate_slide(const pf_program *prog, int stage, const pf_exec_gene
                        consumer && consumer->parallel
                            ? "; untiled and parallel, its row loop is the parallel loop" : "",
                        cn);
+    int px = -1, py = -1;  /* positions of x and y in the consumer's reorder, innermost first */
+    for (int i = 0; i < consumer->n_order; i++) {
+        px = consumer->order[i] == 0 ? i : px;
+        py = consumer->order[i] == 1 ? i : py;
+    }
+    if (px > py)
+        return pf_fail(err, "%s: 'at %s slide' needs %s's x loop inside its row loop (its "
+                       "reorder puts x outside y: each row of the window must be computed "
+                       "across the tile before the next)", st->name, cn, cn);
     if (approx && approx->kind != PF_GENE_EXACT)
         return pf_fail(err, "%s: 'at %s slide' needs %s exact (an approximated or on-demand "
                        "producer has no rows to slide)", st->name, cn, st->name);

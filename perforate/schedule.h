@@ -63,10 +63,12 @@ typedef struct pf_approx_gene {
 } pf_approx_gene;
 
 /* The execution schedule of one stage (docs/schedule.md, "Execution"): where it is computed,
- * how its loops are tiled, vectorized, parallelized and unrolled. `set` false means the
+ * how its loops are tiled, ordered, vectorized, parallelized and unrolled. `set` false means the
  * default schedule (codegen's heuristic) decides. See perforate/exec.h for its functions. */
 #define PF_EXEC_MAX_TILE 1024
 #define PF_EXEC_INLINE (-2)
+#define PF_EXEC_MAX_ORDER (PF_BUFFER_MAX_DIMS + 2)  /* stage variables and two tile loops */
+#define PF_EXEC_TILE_LOOP(d) (16 + (d))            /* loop id of the tile loop of variable d */
 typedef struct pf_exec_gene {
     bool set;        /* an `exec` line was given (else: the default schedule) */
     int at;          /* -1: compute root; PF_EXEC_INLINE: inlined into every read; else the
@@ -79,6 +81,9 @@ typedef struct pf_exec_gene {
     int vectorize;   /* SIMD width of the first stage variable: 0 (none), 4, 8 or 16 */
     bool parallel;   /* outermost (tile or row) loop on the thread pool */
     int unroll;      /* innermost loop unrolled by this factor: 0 (none), 2, 4 or 8 */
+    int n_order;     /* `reorder`: 0 = the default loop order, else the number of loops */
+    int order[PF_EXEC_MAX_ORDER];  /* the loops, innermost first: d for stage variable d,
+                                      PF_EXEC_TILE_LOOP(d) for the tile loop of d (0, 1) */
     int line;        /* the schedule line it came from; 0 if built in code or absent */
 } pf_exec_gene;
 

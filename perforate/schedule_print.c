@@ -63,7 +63,7 @@ void pf_schedule_print(const pf_program *prog, const pf_schedule *s, pf_strbuf *
         if (li->kind == PF_LOOP_STAGE && li->stage->index < s->n_stages &&
             s->exec[li->stage->index].set) {
             pf_sb_printf(out, "%s exec ", li->name);
-            pf_exec_print(prog, &s->exec[li->stage->index], out);
+            pf_exec_print(prog, li->stage->index, &s->exec[li->stage->index], out);
             pf_sb_putc(out, '\n');
         }
     }

@@ -60,7 +60,9 @@ void pf_ga_mark_seen(pf_ga *ga, const char *text)
     pf_strmap_add(&ga->seen, text, 0);
 }
 
-/* Takes s into the next generation unless its text was seen; frees s otherwise. */
+/* Takes s into the next generation unless its text was seen; frees s otherwise. The member
+ * keeps the schedule its text describes (fractions rounded to six digits, as evaluated and as
+ * a checkpoint restores it), so that a resumed run breeds from the same genomes. */
 static bool offer(pf_ga *ga, pf_schedule *s, pf_ga_origin origin)
 {
     char *text = pf_schedule_text(ga->prog, s);
@@ -69,6 +71,12 @@ static bool offer(pf_ga *ga, pf_schedule *s, pf_ga_origin origin)
         free(text);
         pf_schedule_free(s);
         return false;
+    }
+    pf_schedule parsed;
+    pf_error err;
+    if (pf_schedule_parse(ga->prog, text, "<genome>", &parsed, &err) == 0) {
+        pf_schedule_free(s);
+        *s = parsed;
     }
     pf_ga_member *m = &ga->next[ga->n_next++];
     memset(m, 0, sizeof *m);

@@ -1,6 +1,7 @@
 /* Execution genes for the search (Halide-style, perforate/exec.h): compute root or at the sole
  * consumer, tile sizes from {8 .. 256} or none, vectorize {none, 4, 8, 16}, parallel on/off,
- * unroll {none, 2, 4}; their mutation; and the repair that keeps them legal when the genes
+ * unroll {none, 2, 4}, the default loop order or further variables inside the tiles; their
+ * mutation; and the repair that keeps them legal when the genes
  * around them change (compute-at depends on the consumer's tiling and the stage's
  * approximation). */
 #include "perforate/exec.h"
@@ -25,7 +26,33 @@ static void draw_tile(const pf_program *prog, int stage, pf_rng *r, pf_exec_gene
         g->tile[1] = pf_rng_pick(r, tiles, 6);
 }
 
-/* compute-at needs the consumer computed root and tiled in two dimensions. */
+/* The search's one reorder (stages with further variables, not serial), legal by
+ * construction: the further variables inside the tile loops (innermost first x, y, further
+ * variables, tile loops), or, untiled, between the rows and x (x, further variables, y). */
+static void set_order(const pf_program *prog, int stage, pf_exec_gene *g)
+{
+    int k = prog->stages[stage]->n_vars, n = 0;
+    bool tiled = g->tile[0] > 0 || g->tile[1] > 0;
+    g->order[n++] = 0;
+    if (tiled)
+        g->order[n++] = 1;
+    for (int d = 2; d < k; d++)
+        g->order[n++] = d;
+    if (!tiled)
+        g->order[n++] = 1;
+    for (int d = 0; d < 2; d++)
+        if (g->tile[d] > 0)
+            g->order[n++] = PF_EXEC_TILE_LOOP(d);
+    g->n_order = n;
+}
+
+static bool can_reorder(const pf_program *prog, int stage)
+{
+    return prog->stages[stage]->n_vars >= 3 && !prog->stages[stage]->serial;
+}
+
+/* compute-at needs the consumer computed root and tiled in two dimensions, in the default
+ * loop order (the search's reorder puts further variables inside the tiles). */
 static void prepare_consumer(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int consumer)
 {
     pf_exec_gene *g = &s->exec[consumer];
@@ -35,6 +62,7 @@ static void prepare_consumer(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, 
     }
     g->at = -1;
     g->slide = false;
+    g->n_order = 0;
     if (g->tile[1] <= 0 && c->prog->stages[consumer]->n_vars >= 2) {
         g->tile[0] = pf_rng_pick(r, tiles, 6);
         g->tile[1] = pf_rng_pick(r, tiles, 6);
@@ -54,7 +82,8 @@ static void toggle_at(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int sta
     prepare_consumer(c, r, s, consumer);
 }
 
-/* Redraws field f (0 at, 1 tile, 2 vectorize, 3 parallel, 4 unroll) of the stage's gene. */
+/* Redraws field f (0 at, 1 tile, 2 vectorize, 3 parallel, 4 unroll, 5 reorder) of the stage's
+ * gene; a reorder follows the tiles. */
 static void redraw_field(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int stage, int f)
 {
     pf_exec_gene *g = &s->exec[stage];
@@ -64,8 +93,11 @@ static void redraw_field(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int 
     case 1: draw_tile(c->prog, stage, r, g); break;
     case 2: g->vectorize = serial ? 0 : pf_rng_pick(r, widths, 4); break;
     case 3: g->parallel = pf_rng_below(r, 2); break;  /* serial: bands (pass_bands) */
-    default: g->unroll = pf_rng_pick(r, unrolls, 3); break;
+    case 4: g->unroll = pf_rng_pick(r, unrolls, 3); break;
+    default: g->n_order = can_reorder(c->prog, stage) && pf_rng_below(r, 2); break;
     }
+    if (g->n_order > 0)
+        set_order(c->prog, stage, g);
 }
 
 void pf_genome_random_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int stage)
@@ -73,7 +105,7 @@ void pf_genome_random_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, in
     pf_exec_gene *g = &s->exec[stage];
     *g = pf_exec_default();
     g->set = true;
-    for (int f = 1; f < 5; f++)
+    for (int f = 1; f < 6; f++)
         redraw_field(c, r, s, stage, f);
     if (pf_rng_below(r, 4) == 0)
         toggle_at(c, r, s, stage);
@@ -89,7 +121,7 @@ void pf_genome_mutate_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s)
             *g = pf_exec_default();
             g->set = true;
         }
-        redraw_field(c, r, s, stage, pf_rng_below(r, 5));
+        redraw_field(c, r, s, stage, pf_rng_below(r, 6));
         break;
     case 1: pf_genome_random_exec(c, r, s, stage); break;
     default: *g = pf_exec_default(); break;  /* back to the default schedule */

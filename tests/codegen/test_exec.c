@@ -90,6 +90,117 @@ static void test_directives_shape_the_loop_nest(void)
     pf_program_free(p);
 }
 
+/* The loops of stage `stage` in the dump, outermost first: each `for NAME_` (NAME: a stage
+ * variable or a tile loop) must occur after the previous one, within the stage. */
+static bool loops_in_order(const char *ir, const char *stage, const char *const *loops, int n)
+{
+    char tag[128];
+    snprintf(tag, sizeof tag, "// stage %s", stage);
+    const char *q = strstr(ir, tag);
+    const char *end = q ? strstr(q + 1, "// stage ") : NULL;
+    for (int i = 0; q && i < n; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "%s_", loops[i]);
+        q = strstr(q, want);
+        if (q && end && q > end)
+            q = NULL;
+    }
+    if (!q)
+        fprintf(stderr, "\n    %s: loops not in the expected order in:\n%s", stage, ir);
+    return q != NULL;
+}
+
+/* `reorder` (innermost first) builds the stage's nest in that order; `parallel` goes to the
+ * outermost loop that is not over a further variable, `vectorize` stays on x. */
+static void test_reorder_shapes_the_loop_nest(void)
+{
+    pf_program *p = cg_load_app("blur");
+    char *ir = cg_ir_dump(p, "loop_output exec tile 32 16 reorder x y c xo yo vectorize 8 "
+                             "parallel\n");
+    static const char *const tiles_out[] = { "parallel for yo", "for xo", "for c", "for y",
+                                             "vectorized for<8> x" };
+    CU_ASSERT(loops_in_order(ir, "loop_output", tiles_out, 5));
+    free(ir);
+    ir = cg_ir_dump(p, "loop_output exec tile 32 16 reorder x y yo c xo vectorize 4 parallel\n");
+    static const char *const xo_out[] = { "parallel for xo", "for c", "for yo", "for y",
+                                          "vectorized for<4> x" };
+    CU_ASSERT(loops_in_order(ir, "loop_output", xo_out, 5));
+    free(ir);
+    /* no tiles: the channel between the rows and x; x outside y (not vectorized) */
+    ir = cg_ir_dump(p, "loop_output exec reorder x c y vectorize 8 parallel\n"
+                       "loop_temp exec reorder y x c parallel\n");
+    static const char *const c_mid[] = { "parallel for y", "for c", "vectorized for<8> x" };
+    static const char *const x_out[] = { "for c", "parallel for x", "for y" };
+    CU_ASSERT(loops_in_order(ir, "loop_output", c_mid, 3));
+    CU_ASSERT(loops_in_order(ir, "loop_temp", x_out, 3));
+    CU_ASSERT_PTR_NULL(strstr(ir, "vectorized for<8> y"));
+    free(ir);
+    /* the default order spelled out: the default nest */
+    ir = cg_ir_dump(p, "loop_output exec tile 32 16 reorder x y xo yo c parallel\n");
+    static const char *const def[] = { "for c", "parallel for yo", "for xo", "for y", "for x" };
+    CU_ASSERT(loops_in_order(ir, "loop_output", def, 5));
+    free(ir);
+    pf_program_free(p);
+}
+
+/* Reordered nests compute what the interpreter computes: tiles, vectorize and parallel with
+ * the channel inside the tiles or between the rows, the tile loops swapped with producers
+ * computed at them (they run at the innermost tile loop: yo), and a store-mode grid stage
+ * whose order keeps the per-tile fill (tile loops swapped) or does not (further variables
+ * inside the tiles: the whole-image fill after the loops). */
+static void test_reorder_keeps_results(void)
+{
+    static const struct { const char *app, *sched; } cases[] = {
+        { "blur", "loop_output exec tile 32 16 reorder x y c xo yo vectorize 8 parallel\n" },
+        { "blur", "loop_output exec tile 7 5 reorder x c y xo yo vectorize 8 parallel unroll 2\n"
+                  "loop_temp exec reorder x c y vectorize 16 parallel\n" },
+        { "blur", "loop_temp exec at loop_output vectorize 8\n"
+                  "loop_output exec tile 16 8 reorder x y yo xo c vectorize 8 parallel\n" },
+        { "blur", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                  "loop_temp exec at loop_output vectorize 8\n"
+                  "loop_output exec tile 9 4 reorder y x yo xo c parallel\n" },
+        { "blur", "loop_output grid 4 4 1 reconstruct store linear\n"
+                  "loop_output exec tile 3 2 reorder x y yo xo c vectorize 8 parallel\n" },
+        { "blur", "loop_output grid 4 4 1 reconstruct store linear\n"
+                  "loop_output exec tile 3 2 reorder x y c xo yo vectorize 8 parallel\n" },
+        { "unsharp_mask", "loop_output exec tile 16 16 reorder x c xo y yo vectorize 8 parallel\n"
+                          "mask_combination_loop exec reorder y c x parallel\n" },
+        { "bilateral_grid", "blur_z_loop exec tile 4 4 reorder x z i y xo yo vectorize 4 "
+                            "parallel\n"
+                            "trilerp_loop exec tile 16 8 reorder x y c xo yo vectorize 8 "
+                            "parallel\n" },
+    };
+    pf_image *in = cg_synthetic(61, 37, 3, 17);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_program *p = cg_load_app(cases[i].app);
+        pf_error err;
+        pf_schedule *s = pf_schedule_from_string(p, cases[i].sched, &err);
+        if (!s)
+            fprintf(stderr, "\n    %s\n", err.msg);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+        CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(p, s, &err), 0);
+        expect_same_as_interp(p, s, in);
+        pf_schedule_delete(s);
+        pf_program_free(p);
+    }
+    pf_image_free(in);
+    /* where the producers and the fill go */
+    pf_program *p = cg_load_app("blur");
+    char *ir = cg_ir_dump(p, cases[2].sched);
+    const char *yo = strstr(ir, "for yo"), *alloc = strstr(ir, "allocate temp");
+    CU_ASSERT(strstr(ir, "parallel for xo") && yo && alloc && yo < alloc);
+    free(ir);
+    ir = cg_ir_dump(p, cases[4].sched);
+    yo = strstr(ir, "for yo");
+    const char *win = strstr(ir, "allocate out_samples");
+    CU_ASSERT(yo && win && yo < win && !strstr(ir, "for fj"));
+    free(ir);
+    ir = cg_ir_dump(p, cases[5].sched);
+    CU_ASSERT_PTR_NULL(strstr(ir, "allocate out_samples"));  /* the whole-image fill */
+    free(ir);
+    pf_program_free(p);
+}
+
 /* Compute-at: the producer lives in a scratch window allocated per consumer tile, inside the
  * x-tile loop (an on-demand producer: a window of its downsampled storage), and the tiles run in
  * parallel as one loop. Results equal the interpreter's, with unzeroed allocations NaN. */
@@ -602,6 +713,41 @@ static unsigned next(unsigned *s)
     return (*s >> 8) & 0xffffff;
 }
 
+/* Reorders are drawn from their own sequence, so that the other draws stay those of the
+ * schedules this test drew before reorder existed. */
+static unsigned order_seed;
+
+/* A random legal reorder (innermost first), by construction: the variables shuffled (x first
+ * when vectorized), then each tile loop inserted somewhere outside its variable's loop. */
+static void random_order(int k, unsigned *seed, pf_exec_gene *g)
+{
+    int *o = g->order, n = k;
+    for (int d = 0; d < k; d++)
+        o[d] = d;
+    for (int i = k - 1; i > 0; i--) {
+        int j = (int)(next(seed) % (unsigned)(i + 1)), t = o[i];
+        o[i] = o[j];
+        o[j] = t;
+    }
+    for (int i = 0; g->vectorize > 1 && i < k; i++)
+        if (o[i] == 0) {
+            o[i] = o[0];
+            o[0] = 0;
+        }
+    for (int d = 0; d < 2; d++) {
+        if (g->tile[d] <= 0)
+            continue;
+        int at = 0;
+        while (o[at] != d)
+            at++;
+        at += 1 + (int)(next(seed) % (unsigned)(n - at));  /* in (pos(d), n] */
+        memmove(o + at + 1, o + at, sizeof *o * (size_t)(n - at));
+        o[at] = PF_EXEC_TILE_LOOP(d);
+        n++;
+    }
+    g->n_order = n;
+}
+
 static void random_exec(const pf_program *prog, int stage, unsigned *seed, pf_exec_gene *g)
 {
     static const int tiles[] = { 0, 0, 1, 7, 16, 64 };
@@ -617,6 +763,23 @@ static void random_exec(const pf_program *prog, int stage, unsigned *seed, pf_ex
         g->vectorize = widths[next(seed) % 4];
     g->parallel = next(seed) % 2;  /* serial stages: bands (pass_bands) */
     g->unroll = unrolls[next(seed) % 4];
+    if (!st->serial && st->n_vars >= 2 && next(&order_seed) % 2)
+        random_order(st->n_vars, &order_seed, g);
+}
+
+/* The order grouped as producers computed at the stage's tiles need (pf_exec_tile_order_ok):
+ * x and y, then the tile loops, then further variables, each group in its drawn order (still
+ * legal: tile loops stay outside their loops, x first stays first). */
+static void group_order(pf_exec_gene *g)
+{
+    int o[PF_EXEC_MAX_ORDER], n = 0;
+    for (int phase = 0; phase < 3; phase++)
+        for (int i = 0; i < g->n_order; i++) {
+            int id = g->order[i];
+            if ((id >= PF_EXEC_TILE_LOOP(0) ? 1 : id >= 2 ? 2 : 0) == phase)
+                o[n++] = id;
+        }
+    memcpy(g->order, o, sizeof *o * (size_t)n);
 }
 
 static int validate_in(const pf_program *prog, const pf_schedule *s, int i)
@@ -627,9 +790,11 @@ static int validate_in(const pf_program *prog, const pf_schedule *s, int i)
     return pf_exec_validate(prog, i, g, &s->approx[prog->stages[i]->loop_id], c, ca, NULL);
 }
 
-/* Draws genes until the schedule validates (at most a few tries per stage), then computes
- * about a third of the stages that have a sole consumer at it (tiling the consumer when it is
- * not) and inlines some of the rest; placements that turn out illegal are undone. */
+/* Draws genes (half the non-serial stages with a random reorder) until the schedule
+ * validates (at most a few tries per stage), then computes about a third of the stages that
+ * have a sole consumer at it (tiling the consumer when it is not, and giving it a random order
+ * of the shape `at` needs half the time) and inlines some of the rest; placements that turn
+ * out illegal are undone. */
 static void random_schedule(const pf_program *prog, unsigned *seed, pf_schedule *s)
 {
     static const int tiles[] = { 1, 7, 16, 64 };
@@ -650,7 +815,13 @@ static void random_schedule(const pf_program *prog, unsigned *seed, pf_schedule 
         if (r < 2 && s->exec[c].tile[1] == 0) {
             s->exec[c].tile[0] = tiles[next(seed) % 4];
             s->exec[c].tile[1] = tiles[next(seed) % 4];
+            s->exec[c].n_order = 0;  /* it listed no tile loops */
         }
+        if (r < 2 && !prog->stages[c]->serial && next(&order_seed) % 2)
+            random_order(prog->stages[c]->n_vars, &order_seed, &s->exec[c]);
+        if (r < 2)  /* so that `at` is legal: tile loops outside x and y, further variables
+                       outside the tiles */
+            group_order(&s->exec[c]);
     }
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < prog->n_stages; i++)
@@ -663,12 +834,21 @@ static void random_schedule(const pf_program *prog, unsigned *seed, pf_schedule 
 
 static int n_placed;  /* stages computed at a consumer or inlined, over all random schedules */
 static int n_slid;    /* of them, computed at a consumer with `slide` */
+static int n_reordered, n_reordered_at;  /* stages reordered; of them, consumers of `at` */
+
+static bool reordered(const pf_exec_gene *g)
+{
+    pf_exec_gene d = *g;
+    d.n_order = 0;
+    return !pf_exec_equal(g, &d);
+}
 
 static void check_app(const char *app, const char *approx, int n_schedules, unsigned seed,
                       pf_image *in)
 {
     pf_program *prog = cg_load_app(app);
     pf_error err;
+    order_seed = seed ^ 0x5bd1e995u;
     pf_schedule *base = pf_schedule_from_string(prog, approx, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(base);
     CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(prog, base, &err), 0);
@@ -682,8 +862,11 @@ static void check_app(const char *app, const char *approx, int n_schedules, unsi
         random_schedule(prog, &seed, &s);
         CU_ASSERT_EQUAL(pf_schedule_validate(prog, &s, &err), 0);
         for (int i = 0; i < prog->n_stages; i++) {
-            n_placed += s.exec[i].at != -1;
-            n_slid += s.exec[i].slide;
+            const pf_exec_gene *g = &s.exec[i];
+            n_placed += g->at != -1;
+            n_slid += g->slide;
+            n_reordered += reordered(g);
+            n_reordered_at += g->at >= 0 && reordered(&s.exec[g->at]);
         }
         cg_run got;
         pf_rt_set_poison(true);  /* a read of an element nothing wrote gives NaN */
@@ -733,11 +916,14 @@ static void test_random_exec_schedules_keep_results(void)
     }
     CU_ASSERT(n_placed >= 10);
     CU_ASSERT(n_slid >= 5);
+    CU_ASSERT(n_reordered >= 20);
+    CU_ASSERT(n_reordered_at >= 4);
     pf_image_free(odd);
     pf_image_free(photo);
 }
 
 PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest), PF_TEST(test_inline),
+              PF_TEST(test_reorder_shapes_the_loop_nest), PF_TEST(test_reorder_keeps_results),
               PF_TEST(test_compute_at_storage), PF_TEST(test_compute_at_on_demand_span),
               PF_TEST(test_grid_fill_per_tile),
               PF_TEST(test_compute_at_refuses_reference),

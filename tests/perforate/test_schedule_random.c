@@ -118,6 +118,7 @@ static const char *const junk[] = {
     "grid", "adaptive", "importance", "channels", "reconstruct", "store", "on-demand",
     "gaussian", "gaussian-sv", "linear", "nearest", "step", "first", "last", "random", "exec",
     "0", "-1", "1e999", "0.5", "99999999999", "#", "\t", "\r", "loop_temp", "", "\xff",
+    "reorder", "tile", "x", "xo", "c",
 };
 
 static void damage(char *buf, size_t cap, const char *text, uint64_t *rng)

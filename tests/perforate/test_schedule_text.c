@@ -4,6 +4,8 @@
 #include "tests/harness/harness.h"
 #include "tests/perforate/perf_test_util.h"
 
+#include "perforate/exec.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,8 +350,121 @@ static void test_exec_slide_lines(void)
                    "needs every read of c in sd at row y");
     expect_refused(p, "sd exec at se slide\nse exec tile 8 8\n",
                    "sd: 'at se slide' would keep 2001 rows of d (at most 1024)");
+    expect_refused(p, "sc exec at sd slide\nsd exec tile 8 8 reorder y x xo yo\n",
+                   "needs sd's x loop inside its row loop");
     /* a window that moves with y through a reduction's bounds is fine */
     CU_ASSERT_EQUAL(pt_parse(p, "se exec at so slide\nso exec tile 8 8\n", &s, &err), 0);
+    pf_schedule_free(&s);
+    pf_program_free(p);
+}
+
+/* `reorder` lists a stage's loops innermost first; canonically after the tiles; an order equal
+ * to the default one prints nothing and equals no reorder. */
+static void test_exec_reorder_text(void)
+{
+    pf_program *p = pt_load_app("blur");
+    check_canonical(p, "loop_output exec vectorize 8 reorder x y c xo yo tile 128 64 parallel\n",
+                    "# perfora schedule 1\n"
+                    "loop_output exec root tile 128 64 reorder x y c xo yo vectorize 8 "
+                    "parallel\n");
+    check_canonical(p, "loop_output exec reorder y c x\n",
+                    "# perfora schedule 1\nloop_output exec root reorder y c x\n");
+    /* the default order: x, y, the tile loops, then further variables */
+    check_canonical(p, "loop_output exec tile 64 16 reorder x y xo yo c vectorize 8\n",
+                    "# perfora schedule 1\nloop_output exec root tile 64 16 vectorize 8\n");
+    check_canonical(p, "loop_temp exec reorder x y c\n",
+                    "# perfora schedule 1\nloop_temp exec root\n");
+    pf_schedule s, t;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, "loop_output exec tile 64 16 reorder x y c xo yo\n", &s,
+                                   &err), 0);
+    CU_ASSERT_EQUAL_FATAL(pt_parse(p, "loop_output exec tile 64 16\n", &t, &err), 0);
+    CU_ASSERT(!pf_schedule_equal(&s, &t));
+    /* a gene built in code with the default order spelled out equals one without */
+    static const int def[] = { 0, 1, PF_EXEC_TILE_LOOP(0), PF_EXEC_TILE_LOOP(1), 2 };
+    t.exec[1].n_order = 5;
+    memcpy(t.exec[1].order, def, sizeof def);
+    CU_ASSERT(pf_exec_equal(&t.exec[1], &(pf_exec_gene){ .set = true, .at = -1,
+                                                         .tile = { 64, 16 } }));
+    char *text = pt_print(p, &t);
+    CU_ASSERT_STRING_EQUAL(text, "# perfora schedule 1\nloop_output exec root tile 64 16\n");
+    free(text);
+    t.exec[1].order[2] = 2;  /* x y c xo yo */
+    t.exec[1].order[4] = PF_EXEC_TILE_LOOP(0);
+    t.exec[1].order[3] = PF_EXEC_TILE_LOOP(1);
+    CU_ASSERT(!pf_schedule_equal(&s, &t));
+    t.exec[1].order[3] = PF_EXEC_TILE_LOOP(0);
+    t.exec[1].order[4] = PF_EXEC_TILE_LOOP(1);
+    CU_ASSERT(pf_schedule_equal(&s, &t));
+    CU_ASSERT_EQUAL(pf_schedule_validate(p, &t, &err), 0);
+    pf_schedule_free(&t);
+    pf_schedule_free(&s);
+    pf_program_free(p);
+}
+
+/* Every refusal of `reorder` names the stage and why. */
+static void test_exec_reorder_refusals(void)
+{
+    static const struct { const char *app, *text, *msg; } bad[] = {
+        { "blur", "loop_output exec reorder\n", "'reorder' takes the stage's loops" },
+        { "blur", "loop_output exec reorder x y z\n",
+          "t.sched:1: loop_output: 'reorder': 'z' is not a loop of loop_output (its loops, "
+          "innermost first: x y c)" },
+        { "blur", "loop_output exec reorder x y c xo\n", "'xo' is not a loop of loop_output" },
+        { "blur", "loop_output exec reorder x y\n",
+          "t.sched:1: loop_output: 'reorder' must list each of the stage's loops exactly once" },
+        { "blur", "loop_output exec reorder x x c\n", "must list each of the stage's loops" },
+        { "blur", "loop_output exec tile 8 8 reorder x y c xo yo c\n",
+          "must list each of the stage's loops exactly once, innermost first (x y xo yo c)" },
+        { "blur", "loop_output exec tile 8 8 reorder x y c xo yo c x\n", "lists 7 loops" },
+        { "blur", "loop_output exec tile 8 8 reorder xo x y c yo\n",
+          "loop_output: 'reorder' puts tile loop xo inside x" },
+        { "blur", "loop_output exec tile 8 8 reorder x yo y xo c\n", "puts tile loop yo inside y" },
+        { "blur", "loop_output exec vectorize 8 reorder y x c\n",
+          "loop_output: 'reorder' with 'vectorize' needs x innermost" },
+        { "blur", "loop_temp exec at loop_output\nloop_output exec tile 8 8 reorder x y c xo yo\n",
+          "loop_temp: 'at loop_output' needs loop_output's reorder to keep its tile loops outside "
+          "its loops over x and y, and its loops over further variables outside its tile loops" },
+        { "blur", "loop_temp exec at loop_output\nloop_output exec tile 8 8 reorder x xo y yo c\n",
+          "needs loop_output's reorder to keep its tile loops outside" },
+        { "bilateral_grid", "populate_b_grid_loop exec reorder y x\n",
+          "populate_b_grid_loop: 'reorder' does not apply to a serial (scatter) stage" },
+        { "unsharp_mask", "loop_temp exec inline reorder y x c\n",
+          "an inlined stage has no loops to reorder" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        pf_program *p = pt_load_app(bad[i].app);
+        pf_schedule s;
+        pf_error err;
+        CU_ASSERT_EQUAL(pt_parse(p, bad[i].text, &s, &err), -1);
+        if (!strstr(err.msg, bad[i].msg))
+            fprintf(stderr, "\n    got: %s\n    want: %s\n", err.msg, bad[i].msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].msg));
+        pf_program_free(p);
+    }
+    /* legal: with `at`, the tile loops in either order (the producers run at the inner one) */
+    pf_program *p = pt_load_app("blur");
+    pf_schedule s;
+    pf_error err;
+    CU_ASSERT_EQUAL(pt_parse(p, "loop_temp exec at loop_output\n"
+                                "loop_output exec tile 8 8 reorder x y yo xo c\n", &s, &err), 0);
+    pf_schedule_free(&s);
+    /* a tile loop `xo` that a stage variable's name hides cannot be listed */
+    static const char src[] =
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "    for each (x, xo) of out as so out[x, xo] = in[x, xo];\n}\n";
+    pf_program *q = pf_compile_string("clash.pf", src, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+    CU_ASSERT_EQUAL(pt_parse(q, "so exec tile 4 4 reorder x xo xoo\n", &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "so: 'reorder' cannot name the tile loop of x: xo is "
+                                           "a stage variable"));
+    CU_ASSERT_EQUAL(pt_parse(q, "so exec reorder xo x\n", &s, &err), 0);  /* untiled */
+    pf_schedule_free(&s);
+    pf_program_free(q);
+    /* the default order is legal on a serial stage (it is no reorder) */
+    pf_program_free(p);
+    p = pt_load_app("bilateral_grid");
+    CU_ASSERT_EQUAL(pt_parse(p, "populate_b_grid_loop exec reorder x y\n", &s, &err), 0);
     pf_schedule_free(&s);
     pf_program_free(p);
 }
@@ -466,5 +581,6 @@ PF_TEST_SUITE(schedule_text,
               PF_TEST(test_every_gene_form), PF_TEST(test_equal_when_written_differently),
               PF_TEST(test_gene_equality_is_canonical), PF_TEST(test_version_line),
               PF_TEST(test_exec_lines), PF_TEST(test_exec_slide_lines),
+              PF_TEST(test_exec_reorder_text), PF_TEST(test_exec_reorder_refusals),
               PF_TEST(test_load_and_from_string),
               PF_TEST(test_syntax_errors))

@@ -203,7 +203,8 @@ static void test_seed_replays(void)
     pf_program_free(p);
 }
 
-/* Execution genes: drawn, and compute-at is reachable (loop_temp at loop_output in blur). */
+/* Execution genes: drawn, and compute-at is reachable (loop_temp at loop_output in blur), so is
+ * the search's reorder, alone and with tiles; every genome is valid. */
 static void test_exec_genes_reach_compute_at(void)
 {
     pf_program *p = st_load_app("blur");
@@ -215,15 +216,19 @@ static void test_exec_genes_reach_compute_at(void)
     pf_rng_seed(&r, 3);
     pf_schedule s;
     pf_schedule_init(&s, p);
-    int at = 0, set = 0;
+    int at = 0, set = 0, reordered = 0, tiled_reorder = 0;
     for (int i = 0; i < 400; i++) {
         pf_genome_mutate(&c, &r, &s);
         expect_valid(p, &s);
         set += s.exec[0].set || s.exec[1].set;
         at += s.exec[0].at == 1;
+        reordered += s.exec[0].n_order > 0 || s.exec[1].n_order > 0;
+        tiled_reorder += s.exec[1].n_order > 0 && s.exec[1].tile[0] > 0;
     }
     CU_ASSERT(set > 100);
     CU_ASSERT(at > 0);
+    CU_ASSERT(reordered > 20);  /* the further variable inside the tiles, or the rows */
+    CU_ASSERT(tiled_reorder > 0);
     pf_schedule_free(&s);
     pf_genome_params none = pf_genome_params_default();
     none.exec_rate = 0;
