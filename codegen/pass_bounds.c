@@ -358,6 +358,21 @@ static ir_expr *align_up(ir_func *f, ir_expr *t, ir_expr *lo, ir_expr *step)
 
 static ir_stmt *bounds_stmt(bounds_ctx *b, const ir_stmt *s);
 
+/* A part of a split loop, with its lets known to the affine reasoning: partitioned on its
+ * variable once (inner loops may still split); a border part runs a few iterations, not worth
+ * vector code. */
+static ir_stmt *loop_part(bounds_ctx *b, ir_stmt *r, bool border)
+{
+    if (border && r->loop_kind == IR_LOOP_VECTORIZED) {
+        r->loop_kind = IR_LOOP_SERIAL;
+        r->cold = true;
+    }
+    r->no_split = true;
+    aff_env_reserve(&b->env, b->f->n_vars);
+    aff_env_record_lets(&b->env, r);
+    return r;
+}
+
 static ir_stmt *loop_copy(bounds_ctx *b, const ir_stmt *s, ir_expr *lo, ir_expr *hi,
                           ir_stmt *body, bool border)
 {
@@ -365,18 +380,11 @@ static ir_stmt *loop_copy(bounds_ctx *b, const ir_stmt *s, ir_expr *lo, ir_expr 
     r->lo = lo;
     r->hi = hi;
     r->then_s = body;
-    if (border && r->loop_kind == IR_LOOP_VECTORIZED) {
-        r->loop_kind = IR_LOOP_SERIAL;  /* a few border iterations: not worth vector code */
-        r->cold = true;
-    }
-    r->no_split = true;  /* partitioned on its variable once; inner loops may still split */
     ir_subst sub;
     ir_subst_init(&sub, b->f);
     ir_stmt *c = ir_clone_stmt(b->f, &sub, r);
     ir_subst_free(&sub);
-    aff_env_reserve(&b->env, b->f->n_vars);
-    aff_env_record_lets(&b->env, c);
-    return c;
+    return loop_part(b, c, border);
 }
 
 /* floor(a / k) for k > 0 (IR_DIV truncates toward zero). */
@@ -608,14 +616,7 @@ static ir_stmt *border_loop(bounds_ctx *b, const ir_stmt *s, ir_list *out, ir_ex
     r->step = ir_const_i32(f, 1);
     r->align = NULL;
     r->then_s = ir_list_block(f, &body);
-    if (r->loop_kind == IR_LOOP_VECTORIZED) {
-        r->loop_kind = IR_LOOP_SERIAL;  /* a few border iterations: not worth vector code */
-        r->cold = true;
-    }
-    r->no_split = true;
-    aff_env_reserve(&b->env, f->n_vars);
-    aff_env_record_lets(&b->env, r);
-    return r;
+    return loop_part(b, r, true);
 }
 
 static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
@@ -652,11 +653,12 @@ static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
     ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_lo, in_hi,
                                                   interior_stmt(b, sp, s->then_s), false),
                                      a_sym, b_sym));
-    b->in_border += !merge;
-    if (!merge)
+    if (!merge) {
+        b->in_border++;
         ir_list_push(f, &out, with_range(b, loop_copy(b, s, mid_hi, hi, s->then_s, true),
                                          b_sym.ok ? aff_add(b_sym, aff_const(1)) : none, shi));
-    b->in_border -= !merge;
+        b->in_border--;
+    }
     b->splits++;
     b->merged += merge;
     return ir_list_block(f, &out);
