@@ -140,8 +140,10 @@ int bench_latency_table(int reps)
         for (int r = 0; ok && r < reps; r++) {
             double p1, c1, u1, ph1[N_PHASES];
             if (compile_once(path, src, 0, &tp[r], &tc[r], &tu[r], ph + r * N_PHASES, &err) != 0
-                || compile_once(path, src, 1, &p1, &c1, &u1, ph1, &err) != 0)
+                || compile_once(path, src, 1, &p1, &c1, &u1, ph1, &err) != 0) {
                 ok = false;
+                break;
+            }
             tt[r] = tp[r] + tc[r];
             t1[r] = p1 + c1;
         }

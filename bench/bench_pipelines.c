@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_METHODS 16
+#define MAX_METHODS 24
 #define MAX_SCHED 4
 
 static const char *const app_file[BENCH_APP_COUNT] = {
@@ -125,7 +125,8 @@ static void add_perfora(row *r, bench_prog *bp, const char *sched, unsigned flag
 {
     pf_error err;
     const char *base = sched ? strrchr(sched, '/') + 1 : NULL;
-    snprintf(r->name, sizeof r->name, "perfora %s", base ? base : "default");
+    snprintf(r->name, sizeof r->name, "perfora %s%s", base ? base : "default",
+             flags & BENCH_FAST_MATH ? " fast-math" : "");
     if (flags & BENCH_NO_CHANNEL_UNROLL)
         snprintf(r->name, sizeof r->name, "(perfora default, channels outside)");
     if (flags & BENCH_NO_BANDS)
@@ -231,7 +232,7 @@ static double row_median(const row *r)
 
 static void print_rows(const row *rows, int n, double t_perfora)
 {
-    printf("  %-38s %10s %10s %5s %8s %9s %11s  %s\n", "method", "median ms", "min ms", "runs",
+    printf("  %-48s %10s %10s %5s %8s %9s %11s  %s\n", "method", "median ms", "min ms", "runs",
            "cpu/wall", "perfora/x", "max|diff|", "notes");
     for (int i = 0; i < n; i++) {
         const row *r = &rows[i];
@@ -239,7 +240,7 @@ static void print_rows(const row *rows, int n, double t_perfora)
         snprintf(why, sizeof why, "%s", r->why);
         first_line(why);
         if (!r->ok) {
-            printf("  %-38s %10s %10s %5s %8s %9s %11s  %s\n", r->name, "n/a", "", "", "", "", "",
+            printf("  %-48s %10s %10s %5s %8s %9s %11s  %s\n", r->name, "n/a", "", "", "", "", "",
                    why);
             continue;
         }
@@ -247,7 +248,7 @@ static void print_rows(const row *rows, int n, double t_perfora)
         char diff[32] = "-";
         if (!isnan(r->diff))
             snprintf(diff, sizeof diff, "%.2g", r->diff);
-        printf("  %-38s %10.3f %10.3f %5d %8.2f %9.2f %11s  %s\n", r->name, med,
+        printf("  %-48s %10.3f %10.3f %5d %8.2f %9.2f %11s  %s\n", r->name, med,
                bench_min(r->t, r->n), r->n, r->cpu / r->wall, t_perfora / med, diff, why);
     }
 }
@@ -256,8 +257,9 @@ static void print_rows(const row *rows, int n, double t_perfora)
 typedef struct summary {
     bool done;
     double perfora, best;          /* default schedule; best perfora row */
+    double best_fast;              /* best perfora row compiled with --fast-math */
     double naive, reasonable, cv, hand, adams, strict;  /* NAN when not measured */
-    char best_name[48];
+    char best_name[48], best_fast_name[64];
 } summary;
 
 static double named(const row *rows, int n, const char *part)
@@ -308,15 +310,18 @@ static void run_table(app_bench *ab, int threads, const options *o, summary *sum
         r->diff = NAN;
     }
 #endif
-    int first_perfora = n;
-    add_perfora(&rows[n], &ab->prog, NULL, 0, threads, in,
-                pf_image_new(in->width, in->height, 3, &err));
-    n++;
+    /* perfora exact (the default schedule, then each schedule file), then the same rows
+     * compiled with --fast-math (Halide's float semantics: the like-for-like comparison with
+     * Halide's default, as exact perfora is with strict_float) */
+    int first_perfora = n, first_fast = 0;
     char scheds[MAX_SCHED][512];
     int ns = find_schedules(app_file[ab->app], scheds);
-    for (int s = 0; s < ns; s++, n++)
-        add_perfora(&rows[n], &ab->prog, scheds[s], 0, threads, in,
-                    pf_image_new(in->width, in->height, 3, &err));
+    for (unsigned fm = 0; fm <= BENCH_FAST_MATH; fm += BENCH_FAST_MATH) {
+        first_fast = fm ? n : first_fast;
+        for (int s = -1; s < ns; s++, n++)
+            add_perfora(&rows[n], &ab->prog, s < 0 ? NULL : scheds[s], fm, threads, in,
+                        pf_image_new(in->width, in->height, 3, &err));
+    }
     int n_timed = n;  /* rows after this one show what a pass buys; never the best */
     if (ab->app == BENCH_BGRID) {
         add_perfora(&rows[n++], &ab->prog, NULL, BENCH_NO_CHANNEL_UNROLL, threads, in,
@@ -333,11 +338,19 @@ static void run_table(app_bench *ab, int threads, const options *o, summary *sum
     sum->perfora = tp;
     sum->best = tp;
     snprintf(sum->best_name, sizeof sum->best_name, "default");
-    for (int i = first_perfora + 1; i < n_timed; i++) {
+    for (int i = first_perfora + 1; i < first_fast; i++) {
         double t = row_median(&rows[i]);
         if (!isnan(t) && (isnan(sum->best) || t < sum->best)) {
             sum->best = t;
             snprintf(sum->best_name, sizeof sum->best_name, "%s", rows[i].name + 8);
+        }
+    }
+    sum->best_fast = NAN;
+    for (int i = first_fast; i < n_timed; i++) {
+        double t = row_median(&rows[i]);
+        if (!isnan(t) && (isnan(sum->best_fast) || t < sum->best_fast)) {
+            sum->best_fast = t;
+            snprintf(sum->best_fast_name, sizeof sum->best_fast_name, "%s", rows[i].name + 8);
         }
     }
     sum->naive = named(rows, n, "C naive");
@@ -403,32 +416,36 @@ static void print_ratio_table(summary s[2][2][BENCH_APP_COUNT], const options *o
     static const int W[2] = { 820, 2048 }, H[2] = { 614, 1536 };
     printf("\n## Ratios (time of perfora exact JIT / time of the other; < 1: perfora faster)\n");
     printf("# HL-strict: Halide Adams2019 with strict_float (no reassociation or contraction, as\n"
-           "# perfora's exact code); HL-hand and HL-Adams compile with Halide's fast-math\n");
-    printf("%-17s %-9s %3s %8s %8s %8s %8s %9s %10s %11s %12s %13s  %s\n", "app", "size", "thr",
-           "/naiveC", "/reasC", "/OpenCV", "/HL-hand", "/HL-Adams", "/HL-strict", "best/HLhand",
-           "best/HLAdams", "best/HLstrict", "best perfora schedule");
+           "# perfora's exact code); HL-hand and HL-Adams compile with Halide's fast-math;\n"
+           "# fast/HLAdams: the best perfora row compiled with --fast-math over HL-Adams (like\n"
+           "# for like, as best/HLstrict is for exact perfora)\n");
+    printf("%-17s %-9s %3s %8s %8s %8s %8s %9s %10s %11s %12s %13s %13s  %s\n", "app", "size",
+           "thr", "/naiveC", "/reasC", "/OpenCV", "/HL-hand", "/HL-Adams", "/HL-strict",
+           "best/HLhand", "best/HLAdams", "best/HLstrict", "fast/HLAdams",
+           "best perfora schedule; best fast-math");
     for (int z = 0; z < 2; z++)
         for (int t = 0; t < 2; t++)
             for (int a = 0; a < BENCH_APP_COUNT; a++) {
                 const summary *q = &s[z][t][a];
                 if (!q->done)
                     continue;
-                char size[16], r[9][16];
+                char size[16], r[10][16];
                 snprintf(size, sizeof size, "%dx%d", W[z], H[z]);
-                const double num[9] = { q->perfora, q->perfora, q->perfora, q->perfora,
-                                        q->perfora, q->perfora, q->best, q->best, q->best };
-                const double den[9] = { q->naive, q->reasonable, q->cv, q->hand, q->adams,
-                                        q->strict, q->hand, q->adams, q->strict };
-                for (int k = 0; k < 9; k++) {
+                const double num[10] = { q->perfora, q->perfora, q->perfora, q->perfora,
+                                         q->perfora, q->perfora, q->best, q->best, q->best,
+                                         q->best_fast };
+                const double den[10] = { q->naive, q->reasonable, q->cv, q->hand, q->adams,
+                                         q->strict, q->hand, q->adams, q->strict, q->adams };
+                for (int k = 0; k < 10; k++) {
                     double v = num[k] / den[k];
                     if (isnan(v))
                         snprintf(r[k], sizeof r[k], "-");
                     else
                         snprintf(r[k], sizeof r[k], "%.2f", v);
                 }
-                printf("%-17s %-9s %3d %8s %8s %8s %8s %9s %10s %11s %12s %13s  %s\n",
+                printf("%-17s %-9s %3d %8s %8s %8s %8s %9s %10s %11s %12s %13s %13s  %s; %s\n",
                        app_file[a], size, t + 1, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7],
-                       r[8], q->best_name);
+                       r[8], r[9], q->best_name, q->best_fast_name);
             }
     (void)o;
 }

@@ -202,6 +202,7 @@ pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads
     o.threads = threads;
     o.no_congruence = flags & BENCH_NO_CONGRUENCE;
     o.fp_contract = flags & BENCH_FP_CONTRACT;
+    o.fast_math = flags & BENCH_FAST_MATH;
     o.no_channel_unroll = flags & BENCH_NO_CHANNEL_UNROLL;
     o.no_bands = flags & BENCH_NO_BANDS;
     return pf_compile(bp->prog, &bp->params, &o, err);

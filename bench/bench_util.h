@@ -69,6 +69,7 @@ enum {
     BENCH_FP_CONTRACT = 2,        /* perfora's opt-in fused multiply-adds */
     BENCH_NO_CHANNEL_UNROLL = 4,  /* channel loops outside y and x (pass_channels off) */
     BENCH_NO_BANDS = 8,           /* scatter stages serial (pass_bands off) */
+    BENCH_FAST_MATH = 16,         /* perfora's opt-in Halide float semantics (--fast-math) */
 };
 pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads, unsigned flags,
                                pf_error *err);

@@ -193,7 +193,8 @@ pf_variant *pf_compile(const pf_program *prog, const pf_param_values *params,
         pf_jit_options jo = { .opt_level = o->opt_level ? o->opt_level : 3,
                               .dump_llvm = o->emit_llvm,
                               .llvm_default_passes = o->llvm_default_passes,
-                              .fp_contract = o->fp_contract, .times = &jt,
+                              .fp_contract = o->fp_contract, .fast_math = o->fast_math,
+                              .times = &jt,
                               .compile_threads = o->compile_threads };
         v->jit = pf_jit_compile(f, &jo, err);
         if (v->jit) {

@@ -24,6 +24,9 @@ typedef struct pf_compile_options {
                                  to compile, same outputs; for comparisons, see jit.h) */
     bool fp_contract;         /* JIT: fuse a product into the add that uses it (one FMA; about
                                  an ulp from the interpreter per fused add; llvm_contract.c) */
+    bool fast_math;           /* JIT: fp_contract, and divisions by a constant or repeatedly by
+                                 one value multiply by its reciprocal (about 1.5 ulp each;
+                                 llvm_recip.c): Halide's float semantics unless strict_float */
     int compile_threads;      /* JIT: threads for the compile (jit.h); 0 = one per core, up
                                  to 4; 1 = one module on the calling thread */
     bool no_bounds_pass;      /* keep every boundary check (tests, benches) */

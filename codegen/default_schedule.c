@@ -1,6 +1,7 @@
 /* The default execution schedule (see default_schedule.h). Every stage whose iterations are
  * independent runs its rows (or tiles) on the thread pool and its x loop as 8-lane vector code
- * (AVX2 width for floats); serial (scatter) stages ask for parallel bands of rows, which
+ * (AVX2 width for floats; 16 lanes for arithmetic-bound stages on hosts that prefer AVX-512,
+ * default_width below); serial (scatter) stages ask for parallel bands of rows, which
  * pass_bands makes where the scatter's row index is a function of the row (else they stay serial).
  *
  * On top of that one fusion rule, the one that pays most in Halide's schedules: an exact stage
@@ -19,6 +20,7 @@
  * just a better schedule of the exact program. */
 #include "codegen/default_schedule.h"
 
+#include "codegen/jit.h"
 #include "codegen/lower.h"
 #include "lang/walk.h"
 #include "perforate/exec.h"
@@ -185,7 +187,72 @@ static void tile_for_fill(const pf_stage *st, int w, int h, pf_exec_gene *g)
     g->tile[1] = samples(h, sp[1]);
 }
 
+/* ---- which stages are bound by arithmetic ---- */
+
+static bool math_in_loop_stmt(const pf_stmt *s, int loops, int calls);
+
+static bool is_transcendental(pf_builtin b)
+{
+    return b == PF_B_EXP || b == PF_B_LOG || b == PF_B_SIN || b == PF_B_COS || b == PF_B_TAN ||
+           b == PF_B_POW || b == PF_B_ATAN2;
+}
+
+/* Whether e calls exp, log, pow or a trigonometric function inside a loop of the pixel body
+ * (loops: the `for` loops and reductions around e; calls: helper calls followed so far). */
+static bool math_in_loop_expr(const pf_expr *e, int loops, int calls)
+{
+    if (!e)
+        return false;
+    if (e->kind == PF_E_BUILTIN && loops > 0 && is_transcendental(e->builtin))
+        return true;
+    if (e->kind == PF_E_CALL && e->sym && e->sym->func && calls < 8 &&
+        math_in_loop_stmt(e->sym->func->body, loops, calls + 1))
+        return true;
+    int inner = loops + (e->kind == PF_E_REDUCE);
+    if (math_in_loop_expr(e->a, loops, calls) || math_in_loop_expr(e->b, loops, calls) ||
+        math_in_loop_expr(e->c, loops, calls))
+        return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (math_in_loop_expr(e->args[i], inner, calls))
+            return true;
+    return false;
+}
+
+static bool math_in_loop_stmt(const pf_stmt *s, int loops, int calls)
+{
+    if (!s)
+        return false;
+    for (int i = 0; i < s->n_body; i++)
+        if (math_in_loop_stmt(s->body[i], loops, calls))
+            return true;
+    for (int i = 0; i < s->target.n_index; i++)
+        if (math_in_loop_expr(s->target.index[i], loops, calls))
+            return true;
+    int inner = loops + (s->kind == PF_S_FOR);
+    return math_in_loop_expr(s->value, loops, calls) || math_in_loop_expr(s->cond, loops, calls) ||
+           math_in_loop_expr(s->lo, loops, calls) || math_in_loop_expr(s->hi, loops, calls) ||
+           math_in_loop_stmt(s->then_s, inner, calls) || math_in_loop_stmt(s->else_s, loops, calls);
+}
+
+/* Vector width of a non-serial stage: 8 lanes (AVX2), or the host's wider registers for a
+ * stage whose pixel runs a window of transcendental math (the bilateral filter: an exp per
+ * tap). Such a tap is a chain of ~40 vector instructions, bound by instruction throughput,
+ * and 16-lane AVX-512 code does a tap of 16 pixels in about the time 8-lane code takes for 8
+ * (docs/bench.md, 2026-11-26). Elsewhere 16 lanes gained nothing measurable (blur, unsharp,
+ * demosaic and the bilateral grid are bound by memory) or doubled the code (the median's
+ * selection network: compile 89 -> 145 ms for 1.15x). */
+static int default_width(const pf_stage *st, int wide_lanes)
+{
+    return wide_lanes > 8 && math_in_loop_stmt(st->body, 0, 0) ? wide_lanes : 8;
+}
+
 void pf_default_schedule(const pf_program *prog, const pf_exec_gene *given, pf_exec_gene *out)
+{
+    pf_default_schedule_for(prog, given, pf_jit_wide_float_lanes(), out);
+}
+
+void pf_default_schedule_for(const pf_program *prog, const pf_exec_gene *given, int wide_lanes,
+                             pf_exec_gene *out)
 {
     for (int i = 0; i < prog->n_stages; i++) {
         if (given && given[i].set) {
@@ -194,7 +261,7 @@ void pf_default_schedule(const pf_program *prog, const pf_exec_gene *given, pf_e
         }
         out[i] = pf_exec_default();
         if (!prog->stages[i]->serial)
-            out[i].vectorize = 8;
+            out[i].vectorize = default_width(prog->stages[i], wide_lanes);
         out[i].parallel = true;
     }
     for (int p = 0; p < prog->n_stages; p++) {

@@ -5,6 +5,8 @@
 #include "codegen/ir_clone.h"
 #include "codegen/llvm_contract.h"
 #include "codegen/llvm_emit.h"
+#include "codegen/llvm_internal.h"
+#include "codegen/llvm_recip.h"
 #include "codegen/runtime.h"
 
 #include <llvm-c/Core.h>
@@ -46,6 +48,14 @@ const char *pf_jit_host_cpu(void)
 {
     pthread_once(&init_once, init_llvm);
     return host_cpu;
+}
+
+int pf_jit_wide_float_lanes(void)
+{
+    const char *cpu = pf_jit_host_cpu();
+    if (strncmp(cpu, "znver", 5) != 0 || atoi(cpu + 5) < 4)
+        return 8;
+    return em_host_has_feature("avx512f") ? 16 : 8;
 }
 
 /* CPU time of the calling thread: compilation, code generation included (ORC materializes
@@ -192,9 +202,19 @@ static void inline_single_callees(LLVMModuleRef mod)
     }
 }
 
-int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool llvm_default,
-                 bool unrolled, pf_error *err)
+unsigned jit_float_rewrites(const pf_jit_options *opt)
 {
+    if (!opt)
+        return 0;
+    return (opt->fp_contract || opt->fast_math ? JIT_CONTRACT : 0) |
+           (opt->fast_math ? JIT_RECIPROCALS : 0);
+}
+
+int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool llvm_default,
+                 bool unrolled, unsigned rewrites, pf_error *err)
+{
+    if (rewrites & JIT_CONTRACT)
+        pf_llvm_contract(mod);
     char *triple = LLVMGetTargetMachineTriple(tm);
     LLVMSetTarget(mod, triple);
     LLVMDisposeMessage(triple);
@@ -216,7 +236,11 @@ int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool
     LLVMPassBuilderOptionsSetLoopInterleaving(po, 0);
     LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, po);
     LLVMDisposePassBuilderOptions(po);
-    return e ? jit_llvm_error(e, "LLVM optimization", err) : 0;
+    if (e)
+        return jit_llvm_error(e, "LLVM optimization", err);
+    if (rewrites & JIT_RECIPROCALS)  /* after: divisions by one value then share its SSA name */
+        pf_llvm_reciprocals(mod);
+    return 0;
 }
 
 static int define_runtime(LLVMOrcLLJITRef jit, pf_error *err)
@@ -299,7 +323,7 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
     pf_split *plan = jit_split_plan(f, opt);
     times->modules = plan ? plan->n_modules : 1;
     if (plan) {
-        pf_jit *j = jit_compile_split(f, plan, level, opt && opt->fp_contract, times, err);
+        pf_jit *j = jit_compile_split(f, plan, level, jit_float_rewrites(opt), times, err);
         pf_split_free(plan);
         return j;
     }
@@ -314,11 +338,10 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
         goto done;
     if (opt && opt->dump_llvm_unoptimized && write_module(mod, opt->dump_llvm_unoptimized, err))
         goto fail_mod;
-    if (opt && opt->fp_contract)
-        pf_llvm_contract(mod);
     tm = jit_host_machine(level, err);
     jit_lap(&t, &times->jit_ms);
-    if (!tm || jit_optimize(mod, tm, level, llvm_default, ir_has_unroll(f->body), err) != 0)
+    if (!tm || jit_optimize(mod, tm, level, llvm_default, ir_has_unroll(f->body),
+                            jit_float_rewrites(opt), err) != 0)
         goto fail_mod;
     jit_lap(&t, &times->optimize_ms);
     if (opt && opt->dump_llvm && write_module(mod, opt->dump_llvm, err))

@@ -35,6 +35,9 @@ typedef struct pf_jit_options {
      * (same outputs, about twice the optimization time): for comparisons. */
     bool llvm_default_passes;
     bool fp_contract;        /* fused multiply-adds (codegen/llvm_contract.h) */
+    /* Halide's float semantics: fp_contract, and divisions by a constant or by one value
+     * repeatedly become multiplications by its reciprocal (codegen/llvm_recip.h) */
+    bool fast_math;
     /* Threads the compile may use: the function is split into up to this many LLVM modules
      * (codegen/split.h) compiled at once. 0: one per core this process may run on, at most 4;
      * 1: one module on the calling thread. The dumps and llvm_default_passes use one module. */
@@ -50,5 +53,9 @@ void pf_jit_free(pf_jit *j);
 
 /* The host's target triple, CPU name and feature string (for reports). */
 const char *pf_jit_host_cpu(void);
+/* Float lanes of the host's preferred vector registers: 16 where LLVM itself vectorizes with
+ * 512-bit registers (AVX-512 on AMD Zen 4 and later; on Intel's AVX-512 cores LLVM prefers
+ * 256 bits, as 512-bit code lowers their clock), else 8. */
+int pf_jit_wide_float_lanes(void);
 
 #endif

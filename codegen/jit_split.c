@@ -5,7 +5,6 @@
 
 #include "base/arena.h"
 #include "codegen/ir_clone.h"
-#include "codegen/llvm_contract.h"
 #include "codegen/llvm_emit.h"
 
 #include <llvm-c/Core.h>
@@ -18,7 +17,8 @@ typedef struct part_job {
     const ir_func *f;
     const pf_split *plan;
     int module, level;
-    bool contract, unrolled;
+    unsigned rewrites;  /* JIT_CONTRACT, JIT_RECIPROCALS */
+    bool unrolled;
     LLVMMemoryBufferRef obj;  /* the module's object code, once compiled */
     pf_jit_times times;
     pf_error err;
@@ -34,9 +34,7 @@ static void *compile_part(void *arg)
     LLVMModuleRef mod = pf_llvm_emit_part(p->f, ctx, JIT_ENTRY, p->plan, p->module, &p->err);
     jit_lap(&t, &p->times.emit_ms);
     LLVMTargetMachineRef tm = mod ? jit_host_machine(p->level, &p->err) : NULL;
-    if (tm && p->contract)
-        pf_llvm_contract(mod);
-    if (tm && jit_optimize(mod, tm, p->level, false, p->unrolled, &p->err) == 0) {
+    if (tm && jit_optimize(mod, tm, p->level, false, p->unrolled, p->rewrites, &p->err) == 0) {
         jit_lap(&t, &p->times.optimize_ms);
         char *msg = NULL;
         if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, &p->obj)) {
@@ -87,7 +85,7 @@ static pf_jit *link_parts(part_job *jobs, int n, int level, pf_jit_times *times,
     return j;
 }
 
-pf_jit *jit_compile_split(const ir_func *f, const pf_split *plan, int level, bool contract,
+pf_jit *jit_compile_split(const ir_func *f, const pf_split *plan, int level, unsigned rewrites,
                           pf_jit_times *times, pf_error *err)
 {
     int n = plan->n_modules;
@@ -97,7 +95,7 @@ pf_jit *jit_compile_split(const ir_func *f, const pf_split *plan, int level, boo
     bool unrolled = ir_has_unroll(f->body);
     for (int m = 0; m < n; m++)
         jobs[m] = (part_job){ .f = f, .plan = plan, .module = m, .level = level,
-                              .contract = contract, .unrolled = unrolled };
+                              .rewrites = rewrites, .unrolled = unrolled };
     for (int m = 1; m < n; m++)
         started[m] = pthread_create(&th[m], NULL, compile_part, &jobs[m]) == 0;
     compile_part(&jobs[0]);

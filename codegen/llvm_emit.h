@@ -31,4 +31,9 @@ LLVMModuleRef pf_llvm_emit_part(const ir_func *f, LLVMContextRef ctx, const char
  * unevenly). Returns 0, or -1 with err set. */
 int pf_llvm_measure_pieces(const ir_func *f, pf_split *p, pf_error *err);
 
+/* The vector exp (llvm_vexp.c) scales by 2^n with AVX-512's vscalefps where the host has it;
+ * set this to emit the other hosts' way (two exponent fields) instead: for tests, so both
+ * ways are checked on one machine. */
+extern bool pf_llvm_exp_no_scalef;
+
 #endif

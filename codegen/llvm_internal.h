@@ -94,14 +94,17 @@ void em_loop_no_unroll(emit *e, LLVMValueRef br);
  * the whole vectors and returns where the scalar tail starts. */
 bool em_can_vectorize(emit *e, const ir_stmt *s);
 LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s);
-/* llvm_vmath.c: fn (exp, log, pow, sin, cos) on W lanes through libmvec, or NULL when not
- * available for this function, width or host (the caller then scalarizes). */
+/* llvm_vmath.c: fn (exp, log, pow, sin, cos) on W lanes (exp inline, the others through
+ * libmvec), or NULL when not available for this function, width or host (the caller then
+ * scalarizes). */
 bool em_vector_math_available(void);
 /* Whether the host CPU has LLVM target feature `name` ("avx", "avx2", ...; not a longer one). */
 bool em_host_has_feature(const char *name);
 /* The runtime's median of n elements of array a at p, n clamped into [1, a's length]. */
 LLVMValueRef em_runtime_median(emit *e, const ir_var *a, LLVMValueRef p, LLVMValueRef n);
 LLVMValueRef em_vector_math(emit *e, ir_fn fn, LLVMValueRef *args, int n_args, int W);
+/* llvm_vexp.c: exp of a <W x float> as inline code (at most 1.01 ulp from exp). */
+LLVMValueRef em_vector_exp(emit *e, LLVMValueRef x, int W);
 /* Index i of buf along d with the buffer's boundary mode applied (clamp, wrap, mirror; for a
  * constant boundary clamped, with `inside` and-ed with whether i was in range). */
 LLVMValueRef em_boundary_index(emit *e, const ir_buffer *buf, int d, LLVMValueRef i,

@@ -1,9 +1,9 @@
-/* Vector math for the explicit vectorizer: exp, log, pow, sin and cos on 8 lanes through
- * glibc's libmvec (_ZGVdN8v_expf ...: AVX2; glibc documents at most 4 ulp of error), instead
- * of LLVM's default of one scalar libm call per lane (PF_NO_VECTOR_MATH=1 keeps that; see
- * docs/bench.md). Available when the host has AVX2 and libmvec loads; otherwise
- * em_vector_math returns NULL and the caller scalarizes. The JIT resolves the symbols from the
- * process (libmvec is loaded RTLD_GLOBAL). */
+/* Vector math for the explicit vectorizer: exp inline (llvm_vexp.c), and log, pow, sin and cos
+ * on 8 lanes through glibc's libmvec (_ZGVdN8v_logf ...: AVX2; glibc documents at most 4 ulp
+ * of error), instead of LLVM's default of one scalar libm call per lane (PF_NO_VECTOR_MATH=1
+ * keeps that for all five; see docs/bench.md). libmvec is used when the host has AVX2 and it
+ * loads; otherwise em_vector_math returns NULL and the caller scalarizes. The JIT resolves the
+ * symbols from the process (libmvec is loaded RTLD_GLOBAL). */
 #include "codegen/llvm_internal.h"
 
 #include <dlfcn.h>
@@ -40,7 +40,7 @@ static void probe(void)
         return;
     /* Kept loaded for the life of the process: compiled variants call into it. */
     void *h = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
-    available = h && dlsym(h, "_ZGVdN8v_expf") && dlsym(h, "_ZGVdN8vv_powf");
+    available = h && dlsym(h, "_ZGVdN8v_logf") && dlsym(h, "_ZGVdN8vv_powf");
 }
 
 bool em_vector_math_available(void)
@@ -52,7 +52,6 @@ bool em_vector_math_available(void)
 static const char *name_of(ir_fn fn)
 {
     switch (fn) {
-    case IR_FN_EXP: return "_ZGVdN8v_expf";
     case IR_FN_LOG: return "_ZGVdN8v_logf";
     case IR_FN_SIN: return "_ZGVdN8v_sinf";
     case IR_FN_COS: return "_ZGVdN8v_cosf";
@@ -92,6 +91,9 @@ static LLVMValueRef concat(emit *e, LLVMValueRef *parts, int n)
 
 LLVMValueRef em_vector_math(emit *e, ir_fn fn, LLVMValueRef *args, int n_args, int W)
 {
+    /* exp inline (llvm_vexp.c), at any width; PF_NO_VECTOR_MATH=1 still scalarizes it */
+    if (fn == IR_FN_EXP && W >= 2 && W <= 64 && !getenv("PF_NO_VECTOR_MATH"))
+        return em_vector_exp(e, args[0], W);
     const char *name = name_of(fn);
     /* whole 8-lane chunks, a power of two of them (so concat pairs them up) */
     if (!name || W < 8 || W > 64 || (W & (W - 1)) || !em_vector_math_available())

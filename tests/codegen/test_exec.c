@@ -2,6 +2,7 @@
  * documented (checked on IR dumps), and no legal schedule changes a result: a property test
  * draws random legal execution genes (fixed seed) for every app, alone and on top of
  * approximations, and compares the JIT with the reference interpreter. */
+#include "codegen/default_schedule.h"
 #include "codegen/runtime.h"
 #include "perforate/apply.h"
 #include "perforate/exec.h"
@@ -380,6 +381,51 @@ static void test_compute_at_refuses_reference(void)
                                                   "loop_temp exec at loop_output\n"
                                                   "loop_output exec tile 64 32\n", &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "importance sampling reads temp whole"));
+    pf_program_free(p);
+}
+
+/* The stage of p named `name`, or -1. */
+static int stage_named(const pf_program *p, const char *name)
+{
+    for (int i = 0; i < p->n_stages; i++)
+        if (strcmp(p->stages[i]->name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* On a host that prefers 16-lane vectors, the default schedule gives them to a stage with
+ * transcendental math inside a loop of its pixel body (the bilateral filter's exp per tap; a
+ * helper's loop counts), and 8 lanes to the rest: the bilateral filter's table (an exp, but
+ * not in a loop), blur's taps (a reduction without math), the median. Elsewhere all get 8. */
+static void test_default_width(void)
+{
+    static const struct { const char *app, *stage; int wide, narrow; } cases[] = {
+        { "bilateral_filter", "loop_pixels", 16, 8 }, { "bilateral_filter", "loop_kernel", 8, 8 },
+        { "blur", "loop_temp", 8, 8 }, { "median", "loop_pixels", 8, 8 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_program *p = cg_load_app(cases[i].app);
+        pf_exec_gene g[16];
+        CU_ASSERT_FATAL(p->n_stages <= 16);
+        int s = stage_named(p, cases[i].stage);
+        CU_ASSERT_FATAL(s >= 0);
+        pf_default_schedule_for(p, NULL, 16, g);
+        CU_ASSERT_EQUAL(g[s].vectorize, cases[i].wide);
+        pf_default_schedule_for(p, NULL, 8, g);
+        CU_ASSERT_EQUAL(g[s].vectorize, cases[i].narrow);
+        pf_program_free(p);
+    }
+    pf_error err;
+    pf_program *p = pf_compile_string(
+        "helper.pf",
+        "float acc(float v) { float s = 0.0; for (i) of 0 .. 3 { s += log(v + float(i)); }\n"
+        "  return s; }\n"
+        "pipeline h(image in[W, H]) -> (image out[W, H]) {\n"
+        "  for each (x, y) of out as s out[x, y] = acc(in[x, y]) + sqrt(in[x, y]);\n}\n", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    pf_exec_gene g[1];
+    pf_default_schedule_for(p, NULL, 16, g);
+    CU_ASSERT_EQUAL(g[0].vectorize, 16);
     pf_program_free(p);
 }
 
@@ -928,7 +974,8 @@ PF_TEST_SUITE(codegen_exec, PF_TEST(test_directives_shape_the_loop_nest), PF_TES
               PF_TEST(test_grid_fill_per_tile),
               PF_TEST(test_compute_at_refuses_reference),
               PF_TEST(test_compute_at_refuses_recomputation), PF_TEST(test_exec_regressions),
-              PF_TEST(test_default_schedule_fuses_stencils), PF_TEST(test_page_wide_rows),
+              PF_TEST(test_default_schedule_fuses_stencils),
+              PF_TEST(test_default_width), PF_TEST(test_page_wide_rows),
               PF_TEST(test_oversized_intermediate_fails_cleanly), PF_TEST(test_slide_ir),
               PF_TEST(test_slide_results), PF_TEST(test_slide_gathers),
               PF_TEST(test_slide_unvalidated),

@@ -1,12 +1,16 @@
 /* The JIT's options: perfora's pass list at opt level 3 against LLVM's default<O3>
- * (llvm_default_passes) and the lower opt levels, which must all compute the same outputs, and
+ * (llvm_default_passes) and the lower opt levels, which must all compute the same outputs; the
+ * opt-in float rewrites (fp_contract, fast_math's reciprocals), which may differ by ulps; and
  * the per-phase compile times a variant reports (pf_variant_stats); no unrolled copies of a
  * parallel loop's chunk; LLVM's code pages dropped from the resident set after a compile. */
 #include "base/fileio.h"
 #include "base/resident.h"
+#include "codegen/llvm_recip.h"
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
 
+#include <llvm-c/Analysis.h>
+#include <llvm-c/IRReader.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +109,101 @@ static void test_phase_times(void)
     pf_program_free(prog);
 }
 
+/* Occurrences of needle in text. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* pf_llvm_reciprocals on a module written as text: a division by a constant (scalar or
+ * splat) multiplies by its reciprocal; two divisions of a block by one value share one
+ * reciprocal; a lone division by a variable, a constant whose reciprocal is not a normal
+ * float, a vector of unequal constants and a double division stay divisions. */
+static void test_reciprocals_rewrite(void)
+{
+    static const char ir[] =
+        "define float @f(float %x, float %a, float %b, float %d, float %e, <4 x float> %v,\n"
+        "                double %g) {\n"
+        "  %q1 = fdiv float %x, 4.000000e+00\n"
+        "  %q2 = fdiv float %a, %d\n"
+        "  %q3 = fdiv float %b, %d\n"
+        "  %q4 = fdiv float %x, %e\n"
+        "  %q5 = fdiv float %x, 0x47EFFFFFE0000000\n"
+        "  %w1 = fdiv <4 x float> %v, <float 2.0, float 2.0, float 2.0, float 2.0>\n"
+        "  %w2 = fdiv <4 x float> %v, <float 2.0, float 3.0, float 2.0, float 2.0>\n"
+        "  %q6 = fdiv double %g, 4.000000e+00\n"
+        "  %s1 = fadd float %q1, %q2\n  %s2 = fadd float %s1, %q3\n"
+        "  %s3 = fadd float %s2, %q4\n  %s4 = fadd float %s3, %q5\n"
+        "  %e1 = extractelement <4 x float> %w1, i32 0\n"
+        "  %e2 = extractelement <4 x float> %w2, i32 1\n"
+        "  %s5 = fadd float %s4, %e1\n  %s6 = fadd float %s5, %e2\n"
+        "  %t = fptrunc double %q6 to float\n  %s7 = fadd float %s6, %t\n"
+        "  ret float %s7\n}\n";
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, sizeof ir - 1, "t");
+    LLVMModuleRef mod;
+    char *msg = NULL;
+    CU_ASSERT_FATAL(LLVMParseIRInContext(ctx, buf, &mod, &msg) == 0);
+    CU_ASSERT_EQUAL(pf_llvm_reciprocals(mod), 4);  /* q1, q2, q3, w1 */
+    CU_ASSERT_FALSE(LLVMVerifyModule(mod, LLVMReturnStatusAction, NULL));
+    char *text = LLVMPrintModuleToString(mod);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fmul float %x, 2.500000e-01"));
+    CU_ASSERT_EQUAL(count_of(text, "fdiv float 1.000000e+00, %d"), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fmul float %a, %recip"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fmul float %b, %recip"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fdiv float %x, %e"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fdiv float %x, 0x47EFFFFFE0000000"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fmul <4 x float> %v, <float 5.000000e-01"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fdiv <4 x float> %v, <float 2.000000e+00, float 3.0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "fdiv double %g"));
+    LLVMDisposeMessage(text);
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+}
+
+/* fast_math on the bilateral filter: its divisions by constants and the three channel sums'
+ * division by the weight sum become multiplications (fewer fdiv in the optimized module),
+ * products fuse into the sums, and the output stays within 1e-5 of the exact one. */
+static void test_fast_math(void)
+{
+    pf_program *prog = cg_load_app("bilateral_filter");
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_image *in = cg_load_photo("man_made_1_256x192.png", 3);
+    cg_run r[2];
+    int fdivs[2], fmas[2];
+    for (int fast = 0; fast < 2; fast++) {
+        pf_compile_options o = { 0 };
+        o.fast_math = fast;
+        o.emit_llvm = pf_test_tmp(fast ? "fast.ll" : "exact.ll");
+        pf_variant *v = cg_compile(prog, &pv, &o);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+        CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &pv, &in, 1, &r[fast]), 0);
+        char *ll = NULL;
+        pf_error err;
+        CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
+        fdivs[fast] = count_of(ll, " = fdiv ");
+        fmas[fast] = count_of(ll, "call <");  /* vector calls: the exp's steps, fused sums */
+        free(ll);
+        pf_variant_free(v);
+    }
+    printf("\n    fdiv instructions: exact %d, fast-math %d; vector calls %d, %d", fdivs[0],
+           fdivs[1], fmas[0], fmas[1]);
+    CU_ASSERT(fdivs[1] < fdivs[0]);
+    CU_ASSERT(fmas[1] > fmas[0]);
+    double d = cg_max_abs_diff(r[0].out[0], r[1].out[0]);
+    printf("; max|diff| %g", d);
+    CU_ASSERT(d > 0 && d <= 1e-5);
+    cg_run_free(&r[0]);
+    cg_run_free(&r[1]);
+    pf_image_free(in);
+    pf_params_free(&pv);
+    pf_program_free(prog);
+}
+
 /* fp_contract: the optimized module fuses the blur's weighted sums (llvm.fmuladd; none
  * without the option), and the outputs stay within 1e-5 of the unfused ones. */
 static void test_fp_contract(void)
@@ -138,14 +237,6 @@ static void test_fp_contract(void)
     pf_program_free(prog);
 }
 
-/* Occurrences of needle in text. */
-static int count_of(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
 
 /* A parallel loop's chunk of rows is never unrolled: its back edge once had no loop id, and
  * LLVM unrolled it 8 times at run time (with a remainder loop), copying the vectorized row
@@ -220,5 +311,6 @@ static void test_drop_code_pages(void)
 
 PF_TEST_SUITE(codegen_jit, PF_TEST(test_pass_list_matches_llvm_o3),
               PF_TEST(test_opt_levels_agree), PF_TEST(test_phase_times),
-              PF_TEST(test_fp_contract), PF_TEST(test_chunk_loop_not_unrolled),
+              PF_TEST(test_fp_contract), PF_TEST(test_reciprocals_rewrite),
+              PF_TEST(test_fast_math), PF_TEST(test_chunk_loop_not_unrolled),
               PF_TEST(test_drop_code_pages))
