@@ -36,7 +36,9 @@ static void init_llvm(void)
      * explicit pass list of opt level 3, where loop-unroll-full would take O2's (150). */
     const char *argv[] = { "perfora", "-disable-lsr", "-instcombine-max-iterations=1",
                            "-unroll-threshold-default=300" };
-    LLVMParseCommandLineOptions((int)(sizeof argv / sizeof *argv), argv, NULL);
+    const char *argv2[8]; int n2 = 0; for (int i = 0; i < 4; i++) argv2[n2++] = argv[i];
+    if (getenv("PF_TMP_LLVM")) argv2[n2++] = getenv("PF_TMP_LLVM");
+    LLVMParseCommandLineOptions(n2, argv2, NULL);
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
     char *cpu = LLVMGetHostCPUName();
@@ -155,7 +157,7 @@ static const char *const o3_function_passes[] = {
     SIMPLIFY_CFG_HOIST,
     /* Loops a schedule leaves scalar (border loops, stages without `vectorize`) and groups of
      * scalar statements; no interleaving (pixels are independent). */
-    "loop-vectorize<interleave-forced-only;no-vectorize-forced-only;>", "slp-vectorizer",
+    "loop-vectorize<interleave-forced-only;no-vectorize-forced-only;>", /*SLPX*/
     "vector-combine",
     /* The unroll counts of the IR's loop metadata (a schedule's `unroll`). */
     "loop-unroll<O3>",

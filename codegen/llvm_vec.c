@@ -602,17 +602,24 @@ static LLVMValueRef all_true(vec *v)
     return LLVMConstAllOnes(LLVMVectorType(v->e->t_i1, (unsigned)v->W));
 }
 
+/* The W elements of type t at the lanes' pointers (all in bounds). */
+static LLVMValueRef gather_ptrs(vec *v, ir_type t, LLVMValueRef ptrs)
+{
+    emit *e = v->e;
+    LLVMTypeRef vt = vec_type(v, t), pv = LLVMVectorType(e->t_ptr, (unsigned)v->W);
+    unsigned id = LLVMLookupIntrinsicID("llvm.masked.gather", 18);
+    LLVMTypeRef tys[2] = { vt, pv };
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
+    LLVMValueRef args[4] = { ptrs, em_i32(e, 4), all_true(v), LLVMGetPoison(vt) };
+    return LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, args, 4, "");
+}
+
 static LLVMValueRef gather(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
 {
     emit *e = v->e;
     LLVMValueRef ptrs = LLVMBuildGEP2(e->b, e->t_f32, e->buf_data[buf->id],
                                       (LLVMValueRef[]){ voffsets(v, buf, idx) }, 1, "");
-    LLVMTypeRef vf = vec_type(v, IR_F32), pv = LLVMVectorType(e->t_ptr, (unsigned)v->W);
-    unsigned id = LLVMLookupIntrinsicID("llvm.masked.gather", 18);
-    LLVMTypeRef tys[2] = { vf, pv };
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
-    LLVMValueRef args[4] = { ptrs, em_i32(e, 4), all_true(v), LLVMGetPoison(vf) };
-    return LLVMBuildCall2(e->b, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn, args, 4, "");
+    return gather_ptrs(v, IR_F32, ptrs);
 }
 
 /* Whether x mentions only the lane variable and values from outside the body (so the scalar
@@ -722,14 +729,16 @@ static vval vaload(vec *v, const ir_expr *x)
     if (!v->inside[a->id]) {  /* a table or an array from outside: scalar or gathered */
         if (i.kind == V_UNIFORM)
             return uni(em_expr(e, x));
-        LLVMValueRef iv = vec_as_vector(v, i);
-        LLVMValueRef r = LLVMGetPoison(vec_type(v, a->type));
-        for (int l = 0; l < v->W; l++) {
-            LLVMValueRef il = LLVMBuildExtractElement(e->b, iv, em_i32(e, l), "");
-            LLVMValueRef s = LLVMBuildLoad2(e->b, em_type(e, a->type), em_array_ptr(e, a, il), "");
-            r = LLVMBuildInsertElement(e->b, r, s, em_i32(e, l), "");
-        }
-        return vect(r);
+        /* one gather at the clamped lane indices (demosaic's kernel table at the lanes'
+         * Bayer phases), not W scalar loads that only LLVM's SLP vectorizer would join */
+        LLVMTypeRef it = vec_type(v, IR_I32);
+        LLVMValueRef lo[2] = { vec_as_vector(v, i), LLVMConstNull(it) };
+        LLVMValueRef hi[2] = { em_intrinsic(e, "llvm.smax", it, lo, 2),
+                               splat(v, em_i32(e, a->array_len - 1)) };
+        LLVMValueRef iv = em_intrinsic(e, "llvm.smin", it, hi, 2);
+        LLVMValueRef ptrs = LLVMBuildInBoundsGEP2(e->b, em_type(e, a->type), e->var[a->id], &iv,
+                                                  1, "");
+        return vect(gather_ptrs(v, a->type, ptrs));
     }
     /* An array of the body: each element is a vector of lanes. */
     LLVMTypeRef vt = vec_type(v, a->type);
