@@ -36,9 +36,7 @@ static void init_llvm(void)
      * explicit pass list of opt level 3, where loop-unroll-full would take O2's (150). */
     const char *argv[] = { "perfora", "-disable-lsr", "-instcombine-max-iterations=1",
                            "-unroll-threshold-default=300" };
-    const char *argv2[8]; int n2 = 0; for (int i = 0; i < 4; i++) argv2[n2++] = argv[i];
-    if (getenv("PF_TMP_LLVM")) argv2[n2++] = getenv("PF_TMP_LLVM");
-    LLVMParseCommandLineOptions(n2, argv2, NULL);
+    LLVMParseCommandLineOptions((int)(sizeof argv / sizeof *argv), argv, NULL);
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
     char *cpu = LLVMGetHostCPUName();
@@ -155,9 +153,15 @@ static const char *const o3_function_passes[] = {
     /* Common loads and index arithmetic of the unrolled bodies. */
     "gvn<>", "instcombine", "adce", "dse", "loop-mssa(licm<allowspeculation>)",
     SIMPLIFY_CFG_HOIST,
-    /* Loops a schedule leaves scalar (border loops, stages without `vectorize`) and groups of
-     * scalar statements; no interleaving (pixels are independent). */
-    "loop-vectorize<interleave-forced-only;no-vectorize-forced-only;>", /*SLPX*/
+    /* Loops a schedule leaves scalar (border loops, stages without `vectorize`); no
+     * interleaving (pixels are independent). No SLP vectorizer: it was the costliest pass
+     * of the list on blur and unsharp (a fifth of it, matching the scalar tails' long sums as
+     * reductions it may not reorder), and it only paid on demosaic, whose per-lane table
+     * reads it joined into gathers; the vector emitter gathers them itself now. Compile
+     * instructions without it: blur -6.5%, unsharp -8%, bilateral filter -8.5%, grid -8%,
+     * demosaic -25% (with the gathers); run instructions blur -2%, unsharp -3%, grid -9%,
+     * demosaic +6% (callgrind, 2026-11-26). */
+    "loop-vectorize<interleave-forced-only;no-vectorize-forced-only;>",
     "vector-combine",
     /* The unroll counts of the IR's loop metadata (a schedule's `unroll`). */
     "loop-unroll<O3>",
@@ -185,6 +189,27 @@ static void o3_pipeline(char *out, size_t n, bool unrolled)
         snprintf(out + len, n - len, "%s)", SIMPLIFY_CFG);
 }
 
+/* A cold loop's function (llvm_internal.h: em_cold_loop). */
+static bool is_cold(LLVMValueRef fn)
+{
+    size_t len;
+    const char *name = LLVMGetValueName2(fn, &len);
+    return len >= strlen(EM_COLD_NAME) && strncmp(name, EM_COLD_NAME, strlen(EM_COLD_NAME)) == 0;
+}
+
+/* Cold loops' functions are compiled by LLVM's O0 code generator (FastISel, and the machine
+ * passes that skip optnone functions) once the IR passes have optimized them: they run a
+ * few iterations per row, and a third of a blur compile went into their code. */
+static void cold_code_optnone(LLVMModuleRef mod)
+{
+    LLVMContextRef ctx = LLVMGetModuleContext(mod);
+    unsigned kind = LLVMGetEnumAttributeKindForName("optnone", 7);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn) && is_cold(fn))
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                    LLVMCreateEnumAttribute(ctx, kind, 0));
+}
+
 /* An internal function with one call site (the pipeline body, each parallel loop's chunk)
  * goes into its caller, as LLVM's inliner would put it: the passes then see the code once, as
  * it will run. */
@@ -193,7 +218,7 @@ static void inline_single_callees(LLVMModuleRef mod)
     unsigned kind = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
     LLVMContextRef ctx = LLVMGetModuleContext(mod);
     for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
-        if (LLVMIsDeclaration(fn) || LLVMGetLinkage(fn) != LLVMInternalLinkage)
+        if (LLVMIsDeclaration(fn) || LLVMGetLinkage(fn) != LLVMInternalLinkage || is_cold(fn))
             continue;
         LLVMUseRef u = LLVMGetFirstUse(fn);
         if (!u || LLVMGetNextUse(u) || !LLVMIsACallInst(LLVMGetUser(u)) ||
@@ -242,6 +267,8 @@ int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool
         return jit_llvm_error(e, "LLVM optimization", err);
     if (rewrites & JIT_RECIPROCALS)  /* after: divisions by one value then share its SSA name */
         pf_llvm_reciprocals(mod);
+    if (opt_level >= 3 && !llvm_default)
+        cold_code_optnone(mod);
     return 0;
 }
 

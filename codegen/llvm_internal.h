@@ -83,6 +83,13 @@ void em_stmt(emit *e, const ir_stmt *s);
 void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece);
 /* llvm_parallel.c: a loop nest outlined into the function of a piece of a split compile. */
 void em_outlined_nest(emit *e, const ir_stmt *s, const pf_piece *piece);
+/* A serial loop from lo (a vector loop's scalar tail: is_tail). */
+void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail);
+/* llvm_parallel.c: a cold serial loop (a border copy, a scalar tail) from lo, outlined into an
+ * internal function named EM_COLD_NAME that is never inlined and is compiled by LLVM's fast
+ * instruction selector (jit_optimize marks it optnone after the IR passes). */
+#define EM_COLD_NAME "pf_cold"
+void em_cold_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail);
 /* llvm_srt.c: the calls into the stage runtime (reconstruct/stage_rt.h). */
 void em_stage_rt(emit *e, const ir_stmt *s);
 /* Attaches llvm.loop metadata to a loop's latch branch: an unroll count (> 1) or else no

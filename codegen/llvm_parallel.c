@@ -193,16 +193,51 @@ static int count_bufs(const captures *c, const saved_state *out)
     return n;
 }
 
-/* A scalar of the caller's frame copied into the chunk's own slot, read once: the body reads
- * the copy, which LLVM keeps in a register. Read through the caller's address, it was
- * loaded again after every store the body makes to memory LLVM cannot tell apart from the
- * caller's frame (a window from pf_rt_alloc): the image rows of the paper's blur variant
- * reloaded and re-multiplied their channel's offset for every vector. */
-static LLVMValueRef local_copy(emit *e, LLVMValueRef caller_slot, LLVMTypeRef t)
+/* Whether captured variable id is a scalar the outlined code only reads, kept in the caller's
+ * frame (a mutable or loop variable): it is passed by value, so its storage in the caller
+ * does not escape (LLVM keeps it in a register there: an outer row loop's variable around a
+ * cold loop), and the callee reads a copy of its own, which LLVM keeps in a register too.
+ * Read through the caller's address, it was loaded again after every store the body makes
+ * to memory LLVM cannot tell apart from the caller's frame (a window from pf_rt_alloc): the
+ * image rows of the paper's blur variant reloaded and re-multiplied their channel's offset
+ * for every vector. */
+static bool by_value(const captures *c, int id, LLVMValueRef storage)
 {
-    LLVMValueRef local = entry_alloca(e, t, "captured");
-    LLVMBuildStore(e->b, LLVMBuildLoad2(e->b, t, caller_slot, ""), local);
+    return c->scalar_slot[id] == 1 && LLVMIsAAllocaInst(storage) &&
+           LLVMGetTypeKind(LLVMGetAllocatedType(storage)) != LLVMArrayTypeKind;
+}
+
+static LLVMValueRef local_copy(emit *e, LLVMValueRef value)
+{
+    LLVMValueRef local = entry_alloca(e, LLVMTypeOf(value), "captured");
+    LLVMBuildStore(e->b, value, local);
     return local;
+}
+
+/* Makes fn (internal; its last nb parameters, from first_buf on, noalias buffers) the function
+ * being emitted, with fresh variable and buffer tables (constant tables shared), an entry block
+ * for allocas and the failure returns; the builder is left at the start of its code. */
+static void begin_function(emit *e, LLVMValueRef fn, int first_buf, int nb,
+                           const saved_state *out)
+{
+    const ir_func *f = e->irf;
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+    for (int i = 0; i < nb; i++)
+        LLVMAddAttributeAtIndex(fn, (unsigned)(first_buf + 1 + i),
+                                LLVMCreateEnumAttribute(e->ctx, noalias, 0));
+    e->fn = fn;
+    e->var = pf_xcalloc((size_t)f->n_vars + 1, sizeof *e->var);
+    e->buf_data = pf_xcalloc((size_t)f->n_buffers + 1, sizeof *e->buf_data);
+    e->n_rows = 0;
+    for (int i = 0; i < f->n_tables; i++)  /* constant tables are module globals */
+        e->var[f->tables[i]->id] = out->var[f->tables[i]->id];
+    e->ab = LLVMCreateBuilderInContext(e->ctx);
+    LLVMBasicBlockRef entry = new_block(e, "entry"), start = new_block(e, "start");
+    LLVMPositionBuilderAtEnd(e->ab, entry);
+    return_block(e, &e->fail_bb, 1);
+    return_block(e, &e->rt_fail_bb, 3);
+    LLVMPositionBuilderAtEnd(e->b, start);
 }
 
 /* The chunk function: `i32 chunk(ptr closure, i32 begin, i32 end, ptr noalias buf...)`. The
@@ -221,22 +256,7 @@ static LLVMValueRef outline(emit *e, const captures *c, const saved_state *out)
     LLVMValueRef fn = LLVMAddFunction(e->mod, "pf_parallel_chunk",
                                       LLVMFunctionType(e->t_i32, ps, (unsigned)(3 + nb), 0));
     free(ps);
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
-    for (int i = 0; i < nb; i++)
-        LLVMAddAttributeAtIndex(fn, (unsigned)(4 + i), LLVMCreateEnumAttribute(e->ctx, noalias, 0));
-    e->fn = fn;
-    e->var = pf_xcalloc((size_t)f->n_vars + 1, sizeof *e->var);
-    e->buf_data = pf_xcalloc((size_t)f->n_buffers + 1, sizeof *e->buf_data);
-    e->n_rows = 0;
-    for (int i = 0; i < f->n_tables; i++)  /* constant tables are module globals */
-        e->var[f->tables[i]->id] = out->var[f->tables[i]->id];
-    e->ab = LLVMCreateBuilderInContext(e->ctx);
-    LLVMBasicBlockRef entry = new_block(e, "entry"), start = new_block(e, "start");
-    LLVMPositionBuilderAtEnd(e->ab, entry);
-    return_block(e, &e->fail_bb, 1);
-    return_block(e, &e->rt_fail_bb, 3);
-    LLVMPositionBuilderAtEnd(e->b, start);
+    begin_function(e, fn, 3, nb, out);
     LLVMValueRef closure = LLVMGetParam(fn, 0);
     int slot = 2;
     for (int id = 0; id < f->n_vars; id++) {
@@ -245,9 +265,10 @@ static LLVMValueRef outline(emit *e, const captures *c, const saved_state *out)
         /* lets: the value; mutables, loop variables, arrays: the address of their storage in
          * the caller's frame (alive while the call waits; stage bodies only read them). */
         LLVMValueRef raw = LLVMBuildLoad2(e->b, e->t_i64, slot_ptr(e, closure, slot++), "");
-        e->var[id] = from_slot(e, raw, LLVMTypeOf(out->var[id]));
-        if (c->scalar_slot[id] == 1 && LLVMIsAAllocaInst(out->var[id]))
-            e->var[id] = local_copy(e, e->var[id], LLVMGetAllocatedType(out->var[id]));
+        if (by_value(c, id, out->var[id]))
+            e->var[id] = local_copy(e, from_slot(e, raw, LLVMGetAllocatedType(out->var[id])));
+        else
+            e->var[id] = from_slot(e, raw, LLVMTypeOf(out->var[id]));
     }
     int k = 3;
     for (int id = 0; id < f->n_buffers; id++)
@@ -343,9 +364,14 @@ static LLVMValueRef pack_closure(emit *e, const captures *c, LLVMValueRef lo, LL
     LLVMBuildStore(e->b, to_slot(e, lo), slot_ptr(e, closure, 0));
     LLVMBuildStore(e->b, to_slot(e, step), slot_ptr(e, closure, 1));
     int slot = 2;
-    for (int id = 0; id < f->n_vars; id++)
-        if (c->used[id] && !c->defined[id] && e->var[id])
-            LLVMBuildStore(e->b, to_slot(e, e->var[id]), slot_ptr(e, closure, slot++));
+    for (int id = 0; id < f->n_vars; id++) {
+        if (!c->used[id] || c->defined[id] || !e->var[id])
+            continue;
+        LLVMValueRef v = e->var[id];
+        if (by_value(c, id, v))
+            v = LLVMBuildLoad2(e->b, LLVMGetAllocatedType(v), v, "");
+        LLVMBuildStore(e->b, to_slot(e, v), slot_ptr(e, closure, slot++));
+    }
     *n_var_slots = slot;
     for (int id = 0; with_bufs && id < f->n_buffers; id++)
         if (c->bufs[id] && e->buf_data[id])
@@ -411,6 +437,72 @@ void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece)
     LLVMValueRef args[3] = { fn, closure, n };
     LLVMTypeRef ps[3] = { e->t_ptr, e->t_ptr, e->t_i32 };
     return_on_failure(e, em_call_ext(e, "pf_rt_parallel_for", e->t_i32, ps, 3, args));
+    free_captures(&c);
+}
+
+/* The cold loop's function: `i32 pf_cold(i32 lo, value..., ptr noalias buf...)`, called in
+ * place of the loop: lo its first value, then the values it uses from outside in their own
+ * types (read-only mutables and loop variables by value, others by address), then the
+ * buffers. Arguments rather than a closure in memory: a cold loop sits inside hot loops, and
+ * LLVM's LICM spent a quarter of a blur compile on the closures' stores there. Its code still
+ * goes through the IR passes (it is small after SROA); only code generation is cheap. */
+void em_cold_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
+{
+    const ir_func *f = e->irf;
+    captures c = captures_of(e, s, NULL);
+    saved_state out;
+    save(e, &out);
+    int nv = 0, nb = count_bufs(&c, &out);
+    for (int id = 0; id < f->n_vars; id++)
+        nv += c.used[id] && !c.defined[id] && e->var[id];
+    LLVMValueRef *args = pf_xmalloc(sizeof *args * (size_t)(1 + nv + nb));
+    LLVMTypeRef *ps = pf_xmalloc(sizeof *ps * (size_t)(1 + nv + nb));
+    int n = 0;
+    args[n++] = lo;
+    for (int id = 0; id < f->n_vars; id++) {
+        if (!c.used[id] || c.defined[id] || !e->var[id])
+            continue;
+        LLVMValueRef v = e->var[id];
+        args[n++] = by_value(&c, id, v) ? LLVMBuildLoad2(e->b, LLVMGetAllocatedType(v), v, "")
+                                        : v;
+    }
+    for (int id = 0; id < f->n_buffers; id++)
+        if (c.bufs[id] && out.buf_data[id])
+            args[n++] = out.buf_data[id];
+    for (int i = 0; i < n; i++)
+        ps[i] = LLVMTypeOf(args[i]);
+    LLVMValueRef fn = LLVMAddFunction(e->mod, EM_COLD_NAME,
+                                      LLVMFunctionType(e->t_i32, ps, (unsigned)n, 0));
+    unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(e->ctx, noinline, 0));
+    begin_function(e, fn, 1 + nv, nb, &out);
+    for (int id = 0, k = 1; id < f->n_vars; id++) {
+        if (!c.used[id] || c.defined[id] || !out.var[id])
+            continue;
+        LLVMValueRef p = LLVMGetParam(fn, (unsigned)k++);
+        e->var[id] = by_value(&c, id, out.var[id]) ? local_copy(e, p) : p;
+    }
+    for (int id = 0, k = 1 + nv; id < f->n_buffers; id++)
+        if (c.bufs[id] && out.buf_data[id])
+            e->buf_data[id] = LLVMGetParam(fn, (unsigned)k++);
+    e->cold++;  /* loops inside stay in this function */
+    em_serial_loop(e, s, LLVMGetParam(fn, 0), is_tail);
+    e->cold--;
+    LLVMBuildRet(e->b, em_i32(e, 0));
+    LLVMBuildBr(e->ab, LLVMGetNextBasicBlock(LLVMGetFirstBasicBlock(fn)));
+    restore(e, &out);
+    /* called only when the loop runs at all: a vector loop's tail is mostly empty */
+    LLVMBasicBlockRef call = new_block(e, "cold"), done = new_block(e, "cold_done");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, lo, em_expr(e, s->hi), ""), call,
+                    done);
+    LLVMPositionBuilderAtEnd(e->b, call);
+    return_on_failure(e, LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args,
+                                        (unsigned)n, ""));
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
+    free(args);
+    free(ps);
     free_captures(&c);
 }
 

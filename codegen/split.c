@@ -17,6 +17,8 @@ typedef enum ctx { CTX_TOP, CTX_TILE, CTX_ROW } ctx;
  * buys no balance and costs a closure. */
 #define MIN_SHARE (1.0 / 64)
 
+static double cost_of(const ir_stmt *s);
+
 /* ---- estimated compile cost: IR nodes, with vector bodies counted thrice (the vector loop
  * and its scalar tail are both emitted, and vector code expands) ---- */
 
@@ -49,6 +51,11 @@ static double stmt_cost(const ir_stmt *s, int *budget)
     else if (s->kind == IR_S_FOR && s->unroll > 1)
         body *= s->unroll;
     return c + body + stmt_cost(s->else_s, budget);
+}
+
+double pf_split_stmt_cost(const ir_stmt *s)
+{
+    return cost_of(s);
 }
 
 static double cost_of(const ir_stmt *s)

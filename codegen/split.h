@@ -52,6 +52,8 @@ void pf_split_free(pf_split *p);
 /* The piece of statement s when s starts code of another module than the code around it
  * (the emitter outlines it), else NULL. p may be NULL. */
 const pf_piece *pf_split_outlined(const pf_split *p, const ir_stmt *s);
+/* The estimated compile cost of s (IR nodes; vector bodies thrice). */
+double pf_split_stmt_cost(const ir_stmt *s);
 /* Index of a piece in p->piece (for naming its function). */
 int pf_split_index(const pf_split *p, const pf_piece *piece);
 

@@ -204,6 +204,68 @@ static void test_fast_math(void)
     pf_program_free(prog);
 }
 
+/* The optimized LLVM module of program `src` (or of app `app` when src is NULL), compiled as
+ * one module with the default schedule; free it. */
+static char *optimized_module(const char *app, const char *src, const char *file)
+{
+    pf_error err;
+    pf_program *prog = src ? pf_compile_string(file, src, &err) : cg_load_app(app);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_compile_options o = { 0 };
+    o.compile_threads = 1;
+    o.emit_llvm = pf_test_tmp(file);
+    pf_variant *v = cg_compile(prog, &pv, &o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    char *ll = NULL;
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
+    pf_variant_free(v);
+    pf_params_free(&pv);
+    pf_program_free(prog);
+    return ll;
+}
+
+/* Cold loops with a real body (blur's 17-tap scalar tails, the bilateral filter's border
+ * columns) are functions of their own, compiled by LLVM's fast code generator (optnone after
+ * the IR passes); a one-line tail stays where it is (a function would cost more than it
+ * saves). The results are checked everywhere else against the interpreter. */
+static void test_cold_functions(void)
+{
+    static const char *const apps[] = { "blur", "bilateral_filter" };
+    for (int i = 0; i < 2; i++) {
+        char *ll = optimized_module(apps[i], NULL, "cold.ll");
+        int n = count_of(ll, "define internal i32 @pf_cold");
+        printf("\n    %s: %d cold functions", apps[i], n);
+        CU_ASSERT(n >= 2);
+        const char *def = strstr(ll, "@pf_cold");
+        const char *attrs = def ? strstr(def, ") #") : NULL;  /* its attribute group */
+        char group[64] = "";
+        if (attrs)
+            snprintf(group, sizeof group, "attributes #%d = { noinline optnone", atoi(attrs + 3));
+        CU_ASSERT(attrs && strstr(ll, group));
+        free(ll);
+    }
+    char *ll = optimized_module(NULL,
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "  for each (x, y) of out as s out[x, y] = in[x, y] * 2.0;\n}\n", "small.ll");
+    CU_ASSERT_PTR_NULL(strstr(ll, "pf_cold"));
+    free(ll);
+}
+
+/* A constant table read at an index that differs between lanes is one gather, not a load per
+ * lane (the loads LLVM's SLP vectorizer used to join, at a quarter of demosaic's compile). */
+static void test_table_gather(void)
+{
+    char *ll = optimized_module(NULL,
+        "const float T[4] = { 0.5, 1.5, 2.5, 3.5 };\n"
+        "pipeline p(image in[W, H]) -> (image out[W, H]) {\n"
+        "  for each (x, y) of out as s out[x, y] = T[(x + y) % 4] * in[x, y];\n}\n",
+        "table.ll");
+    CU_ASSERT_PTR_NOT_NULL(strstr(ll, "@llvm.masked.gather"));
+    free(ll);
+}
+
 /* fp_contract: the optimized module fuses the blur's weighted sums (llvm.fmuladd; none
  * without the option), and the outputs stay within 1e-5 of the unfused ones. */
 static void test_fp_contract(void)
@@ -312,5 +374,6 @@ static void test_drop_code_pages(void)
 PF_TEST_SUITE(codegen_jit, PF_TEST(test_pass_list_matches_llvm_o3),
               PF_TEST(test_opt_levels_agree), PF_TEST(test_phase_times),
               PF_TEST(test_fp_contract), PF_TEST(test_reciprocals_rewrite),
+              PF_TEST(test_cold_functions), PF_TEST(test_table_gather),
               PF_TEST(test_fast_math), PF_TEST(test_chunk_loop_not_unrolled),
               PF_TEST(test_drop_code_pages))
