@@ -144,29 +144,33 @@ static const char *const o3_function_passes[] = {
     /* Variables out of their allocas, then the first cleanup. */
     "sroa<modify-cfg>", "early-cse<memssa>", "instcombine", SIMPLIFY_CFG,
     /* Rotated loops with their invariant row addresses hoisted. */
-    "loop-mssa(licm<no-allowspeculation>,loop-rotate,licm<allowspeculation>)", SIMPLIFY_CFG,
-    "instcombine",
-    /* memset for constant fills, short constant loops unrolled away (demosaic runs 1.6x
-     * slower without). No induction variable widening (indvars): it was 20-33% of this
-     * list's time, and without it the apps run 1-2.5% more instructions (blur 8% fewer). */
-    "loop(loop-idiom,loop-deletion,loop-unroll-full)",
-    /* Common loads and index arithmetic of the unrolled bodies. */
-    "gvn<>", "instcombine", "adce", "dse", "loop-mssa(licm<allowspeculation>)",
-    SIMPLIFY_CFG_HOIST,
+    "loop-mssa(loop-rotate,licm<allowspeculation>)", SIMPLIFY_CFG,
+    /* Short constant loops unrolled away (demosaic runs 1.6x slower without). No induction
+     * variable widening (indvars): it was 20-33% of this list's time, and without it the
+     * apps run 1-2.5% more instructions (blur 8% fewer). */
+    "loop(loop-deletion,loop-unroll-full)",
+    /* Common loads and index arithmetic of the unrolled bodies (no partial redundancy
+     * elimination: it found nothing the apps run, for 0.5-1.7% of their compiles). */
+    "gvn<no-pre>", "instcombine", "loop-mssa(licm<allowspeculation>)", SIMPLIFY_CFG_HOIST,
     /* Loops a schedule leaves scalar (border loops, stages without `vectorize`); no
-     * interleaving (pixels are independent). No SLP vectorizer: it was the costliest pass
-     * of the list on blur and unsharp (a fifth of it, matching the scalar tails' long sums as
-     * reductions it may not reorder), and it only paid on demosaic, whose per-lane table
-     * reads it joined into gathers; the vector emitter gathers them itself now. Compile
-     * instructions without it: blur -6.5%, unsharp -8%, bilateral filter -8.5%, grid -8%,
-     * demosaic -25% (with the gathers); run instructions blur -2%, unsharp -3%, grid -9%,
-     * demosaic +6% (callgrind, 2026-11-26). */
+     * interleaving (pixels are independent). */
     "loop-vectorize<interleave-forced-only;no-vectorize-forced-only;>",
-    "vector-combine",
     /* The unroll counts of the IR's loop metadata (a schedule's `unroll`). */
     "loop-unroll<O3>",
 };
 
+/* Left out of the list above on 2026-11-26, each measured with callgrind on the apps' one-module
+ * compiles and 820x614 runs (tests/codegen/test_jit.c checks the outputs are unchanged), the
+ * run instructions within 0.2% unless said:
+ *  - the SLP vectorizer, the costliest pass on blur and unsharp (a fifth of the list, matching
+ *    the scalar tails' long sums as reductions it may not reorder), which only paid on
+ *    demosaic by joining its per-lane table reads into gathers; the vector emitter gathers
+ *    them itself now. Compile -6.5% (blur) to -25% (demosaic, with the gathers); runs blur
+ *    -2%, unsharp -3%, grid -9%, demosaic +6%;
+ *  - loop-idiom (zero-fill loops as memset): blur compile -10%, the others -0.5 to -1.6%;
+ *  - DSE, ADCE, vector-combine, the first LICM (before rotation) and the instcombine after
+ *    it: together -3% (bilateral filter) to -10% (grid, mosaic);
+ *  - the LICM after GVN stays: without it the median ran 2% and demosaic 5.6% more. */
 /* After unrolling, a cleanup of the copies' index arithmetic. Without a schedule's `unroll`
  * there is nothing to clean up: on every app (no `unroll` in their default schedules) the
  * instructions run were the same without these passes, and the compile 2-5% shorter. */
