@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cpuid.h>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -34,9 +35,17 @@ namespace {
 
 const float PI_F = 3.14159265358979f;
 
+// Halide 14 reads AVX512-BF16 as a Sapphire Rapids, and then emits AVX-VNNI's VEX-encoded
+// vpdpwssd, which AMD Zen 4 (AVX512-BF16 and AVX512-VNNI, no AVX-VNNI) does not have: the
+// bilateral grid's pipelines died of SIGILL there. Without AVX-VNNI the feature goes.
 Target jit_target()
 {
-    return get_jit_target_from_environment();
+    Target t = get_jit_target_from_environment();
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    bool avx_vnni = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4));
+    if (t.has_feature(Target::AVX512_SapphireRapids) && !avx_vnni)
+        t = t.without_feature(Target::AVX512_SapphireRapids);
+    return t;
 }
 
 Buffer<float> wrap(const bench_img *im)
