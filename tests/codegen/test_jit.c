@@ -164,6 +164,21 @@ static void test_reciprocals_rewrite(void)
     LLVMContextDispose(ctx);
 }
 
+/* Compiles prog with o (whose emit_llvm names a file), runs it on in into *r and returns the
+ * optimized module's text (free it). */
+static char *run_and_read_module(pf_program *prog, pf_param_values *pv, pf_image *in,
+                                 const pf_compile_options *o, cg_run *r)
+{
+    pf_variant *v = cg_compile(prog, pv, o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+    CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, pv, &in, 1, r), 0);
+    char *ll = NULL;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(o->emit_llvm, 1 << 26, &ll, NULL, &err), 0);
+    pf_variant_free(v);
+    return ll;
+}
+
 /* fast_math on the bilateral filter: its divisions by constants and the three channel sums'
  * division by the weight sum become multiplications (fewer fdiv in the optimized module),
  * products fuse into the sums, and the output stays within 1e-5 of the exact one. */
@@ -179,16 +194,10 @@ static void test_fast_math(void)
         pf_compile_options o = { 0 };
         o.fast_math = fast;
         o.emit_llvm = pf_test_tmp(fast ? "fast.ll" : "exact.ll");
-        pf_variant *v = cg_compile(prog, &pv, &o);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
-        CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &pv, &in, 1, &r[fast]), 0);
-        char *ll = NULL;
-        pf_error err;
-        CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
+        char *ll = run_and_read_module(prog, &pv, in, &o, &r[fast]);
         fdivs[fast] = count_of(ll, " = fdiv ");
         fmas[fast] = count_of(ll, "call <");  /* vector calls: the exp's steps, fused sums */
         free(ll);
-        pf_variant_free(v);
     }
     printf("\n    fdiv instructions: exact %d, fast-math %d; vector calls %d, %d", fdivs[0],
            fdivs[1], fmas[0], fmas[1]);
@@ -279,15 +288,9 @@ static void test_fp_contract(void)
         pf_compile_options o = { 0 };
         o.fp_contract = fused;
         o.emit_llvm = pf_test_tmp(fused ? "fused.ll" : "plain.ll");
-        pf_variant *v = cg_compile(prog, &pv, &o);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(v);
-        CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &pv, &in, 1, &r[fused]), 0);
-        char *ll = NULL;
-        pf_error err;
-        CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
+        char *ll = run_and_read_module(prog, &pv, in, &o, &r[fused]);
         CU_ASSERT_EQUAL(strstr(ll, "@llvm.fmuladd") != NULL, fused);
         free(ll);
-        pf_variant_free(v);
     }
     double d = cg_max_abs_diff(r[0].out[0], r[1].out[0]);
     printf("\n    fused vs unfused max|diff| %g", d);

@@ -64,15 +64,32 @@ static int64_t error_of(float x, float got)
     return ulp_distance(got, want);
 }
 
-static void check_width(pf_program *prog, pf_param_values *pv, pf_image *in, int width)
+/* The program above, compiled (its params in *pv). */
+static pf_program *exp_program(pf_param_values *pv)
+{
+    pf_error err;
+    pf_program *prog = pf_compile_string("exp.pf", source, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_params_init(pv, prog);
+    return prog;
+}
+
+/* Runs it on in with its x loop `width` lanes wide. */
+static void run_exp(pf_program *prog, pf_param_values *pv, pf_image *in, int width, cg_run *r)
 {
     char text[64];
     snprintf(text, sizeof text, "s exec vectorize %d", width);
     pf_error err;
     pf_schedule *sched = pf_schedule_from_string(prog, text, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(sched);
+    CU_ASSERT_EQUAL_FATAL(cg_run_sched(prog, pv, sched, &in, 1, r), 0);
+    pf_schedule_delete(sched);
+}
+
+static void check_width(pf_program *prog, pf_param_values *pv, pf_image *in, int width)
+{
     cg_run r;
-    CU_ASSERT_EQUAL_FATAL(cg_run_sched(prog, pv, sched, &in, 1, &r), 0);
+    run_exp(prog, pv, in, width, &r);
     int64_t worst = 0;
     float worst_x = 0;
     for (int y = 0; y < in->height; y++)
@@ -89,16 +106,12 @@ static void check_width(pf_program *prog, pf_param_values *pv, pf_image *in, int
                worst_x);
     CU_ASSERT(worst <= 2);
     cg_run_free(&r);
-    pf_schedule_delete(sched);
 }
 
 static void test_vector_exp_accuracy(void)
 {
-    pf_error err;
-    pf_program *prog = pf_compile_string("exp.pf", source, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
     pf_param_values pv;
-    pf_params_init(&pv, prog);
+    pf_program *prog = exp_program(&pv);
     /* 509 columns: every width ends its rows with a scalar tail, so the specials also meet the
      * scalar path (libm) in other rows' positions. */
     int ns;
@@ -118,18 +131,14 @@ static void test_vector_exp_accuracy(void)
 /* A lane's NaN or infinity does not disturb its neighbours (no lane-crossing special case). */
 static void test_vector_exp_lanes_independent(void)
 {
-    pf_error err;
-    pf_program *prog = pf_compile_string("exp.pf", source, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
     pf_param_values pv;
-    pf_params_init(&pv, prog);
+    pf_program *prog = exp_program(&pv);
+    pf_error err;
     pf_image *in = pf_image_new(32, 1, 1, &err);
     for (int x = 0; x < 32; x++)
         *pf_image_at(in, x, 0, 0) = x % 3 == 0 ? NAN : x % 3 == 1 ? INFINITY : 0.5f;
-    pf_schedule *sched = pf_schedule_from_string(prog, "s exec vectorize 16", &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sched);
     cg_run r;
-    CU_ASSERT_EQUAL_FATAL(cg_run_sched(prog, &pv, sched, &in, 1, &r), 0);
+    run_exp(prog, &pv, in, 16, &r);
     for (int x = 0; x < 32; x++) {
         float got = *pf_image_at(r.out[0], x, 0, 0);
         bool ok = x % 3 == 0 ? isnan(got)
@@ -138,7 +147,6 @@ static void test_vector_exp_lanes_independent(void)
         CU_ASSERT(ok);
     }
     cg_run_free(&r);
-    pf_schedule_delete(sched);
     pf_image_free(in);
     pf_params_free(&pv);
     pf_program_free(prog);
