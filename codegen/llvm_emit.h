@@ -26,7 +26,8 @@ LLVMModuleRef pf_llvm_emit_part(const ir_func *f, LLVMContextRef ctx, const char
                                 const pf_split *split, int module, pf_error *err);
 
 /* Sets the cost of every piece of p (from pf_split_candidates: each in a module of its own) to
- * the LLVM instructions emitted for it, and p->load[0] to those of the rest: what compiling
+ * the LLVM instructions emitted for it (vector ones counted half: llvm_split.c), and
+ * p->load[0] to those of the rest: what compiling
  * each will cost, better than the loop IR can tell (a clamped load or a vector loop expands
  * unevenly). Returns 0, or -1 with err set. */
 int pf_llvm_measure_pieces(const ir_func *f, pf_split *p, pf_error *err);
