@@ -201,6 +201,13 @@ static int count_bufs(const captures *c, const saved_state *out)
  * to memory LLVM cannot tell apart from the caller's frame (a window from pf_rt_alloc): the
  * image rows of the paper's blur variant reloaded and re-multiplied their channel's offset
  * for every vector. */
+/* Whether variable id (var: its storage or value in the caller, or NULL) comes from outside
+ * the outlined code. */
+static bool from_outside(const captures *c, int id, LLVMValueRef var)
+{
+    return c->used[id] && !c->defined[id] && var;
+}
+
 static bool by_value(const captures *c, int id, LLVMValueRef storage)
 {
     return c->scalar_slot[id] == 1 && LLVMIsAAllocaInst(storage) &&
@@ -260,7 +267,7 @@ static LLVMValueRef outline(emit *e, const captures *c, const saved_state *out)
     LLVMValueRef closure = LLVMGetParam(fn, 0);
     int slot = 2;
     for (int id = 0; id < f->n_vars; id++) {
-        if (!c->used[id] || c->defined[id] || !out->var[id])
+        if (!from_outside(c, id, out->var[id]))
             continue;
         /* lets: the value; mutables, loop variables, arrays: the address of their storage in
          * the caller's frame (alive while the call waits; stage bodies only read them). */
@@ -357,7 +364,7 @@ static LLVMValueRef pack_closure(emit *e, const captures *c, LLVMValueRef lo, LL
     const ir_func *f = e->irf;
     int n_slots = 2;
     for (int id = 0; id < f->n_vars; id++)
-        n_slots += c->used[id] && !c->defined[id] && e->var[id];
+        n_slots += from_outside(c, id, e->var[id]);
     for (int id = 0; with_bufs && id < f->n_buffers; id++)
         n_slots += c->bufs[id] && e->buf_data[id];
     LLVMValueRef closure = entry_alloca(e, LLVMArrayType(e->t_i64, (unsigned)n_slots), "closure");
@@ -365,7 +372,7 @@ static LLVMValueRef pack_closure(emit *e, const captures *c, LLVMValueRef lo, LL
     LLVMBuildStore(e->b, to_slot(e, step), slot_ptr(e, closure, 1));
     int slot = 2;
     for (int id = 0; id < f->n_vars; id++) {
-        if (!c->used[id] || c->defined[id] || !e->var[id])
+        if (!from_outside(c, id, e->var[id]))
             continue;
         LLVMValueRef v = e->var[id];
         if (by_value(c, id, v))
@@ -454,13 +461,13 @@ void em_cold_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
     save(e, &out);
     int nv = 0, nb = count_bufs(&c, &out);
     for (int id = 0; id < f->n_vars; id++)
-        nv += c.used[id] && !c.defined[id] && e->var[id];
+        nv += from_outside(&c, id, e->var[id]);
     LLVMValueRef *args = pf_xmalloc(sizeof *args * (size_t)(1 + nv + nb));
     LLVMTypeRef *ps = pf_xmalloc(sizeof *ps * (size_t)(1 + nv + nb));
     int n = 0;
     args[n++] = lo;
     for (int id = 0; id < f->n_vars; id++) {
-        if (!c.used[id] || c.defined[id] || !e->var[id])
+        if (!from_outside(&c, id, e->var[id]))
             continue;
         LLVMValueRef v = e->var[id];
         args[n++] = by_value(&c, id, v) ? LLVMBuildLoad2(e->b, LLVMGetAllocatedType(v), v, "")
@@ -478,7 +485,7 @@ void em_cold_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
                             LLVMCreateEnumAttribute(e->ctx, noinline, 0));
     begin_function(e, fn, 1 + nv, nb, &out);
     for (int id = 0, k = 1; id < f->n_vars; id++) {
-        if (!c.used[id] || c.defined[id] || !out.var[id])
+        if (!from_outside(&c, id, out.var[id]))
             continue;
         LLVMValueRef p = LLVMGetParam(fn, (unsigned)k++);
         e->var[id] = by_value(&c, id, out.var[id]) ? local_copy(e, p) : p;

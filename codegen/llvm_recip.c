@@ -11,6 +11,26 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* A vector constant of n lanes (at most 64) of the scalar constant s. */
+static LLVMValueRef const_splat(LLVMValueRef s, unsigned n)
+{
+    LLVMValueRef lanes[64];
+    for (unsigned i = 0; i < n; i++)
+        lanes[i] = s;
+    return LLVMConstVector(lanes, n);
+}
+
+/* Whether t is a float type, or a vector of at most 64 of them. */
+static bool float_or_vector(LLVMTypeRef t)
+{
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
+        if (LLVMGetVectorSize(t) > 64)
+            return false;
+        t = LLVMGetElementType(t);
+    }
+    return LLVMGetTypeKind(t) == LLVMFloatTypeKind;
+}
+
 /* 1 / c as a float when c is a constant (scalar, or a vector of one value) whose reciprocal
  * is a normal float; else NULL. */
 static LLVMValueRef constant_reciprocal(LLVMValueRef c)
@@ -33,15 +53,7 @@ static LLVMValueRef constant_reciprocal(LLVMValueRef c)
     if (!isnormal((float)r))
         return NULL;
     LLVMValueRef rs = LLVMConstReal(LLVMTypeOf(s), (float)r);
-    if (!vec)
-        return rs;
-    LLVMValueRef lanes[64];
-    unsigned n = LLVMGetVectorSize(t);
-    if (n > 64)
-        return NULL;
-    for (unsigned i = 0; i < n; i++)
-        lanes[i] = rs;
-    return LLVMConstVector(lanes, n);
+    return vec ? const_splat(rs, LLVMGetVectorSize(t)) : rs;
 }
 
 static bool is_fdiv(LLVMValueRef i)
@@ -62,15 +74,10 @@ static int divisions_by(LLVMValueRef from, LLVMValueRef d)
 static LLVMValueRef reciprocal_before(LLVMBuilderRef b, LLVMValueRef at, LLVMValueRef d)
 {
     LLVMTypeRef t = LLVMTypeOf(d);
-    LLVMValueRef one = LLVMConstReal(LLVMGetTypeKind(t) == LLVMVectorTypeKind
-                                         ? LLVMGetElementType(t) : t, 1.0);
-    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) {
-        LLVMValueRef lanes[64];
-        unsigned n = LLVMGetVectorSize(t);
-        for (unsigned i = 0; i < n && i < 64; i++)
-            lanes[i] = one;
-        one = LLVMConstVector(lanes, n);
-    }
+    bool vec = LLVMGetTypeKind(t) == LLVMVectorTypeKind;
+    LLVMValueRef one = LLVMConstReal(vec ? LLVMGetElementType(t) : t, 1.0);
+    if (vec)
+        one = const_splat(one, LLVMGetVectorSize(t));
     LLVMPositionBuilderBefore(b, at);
     return LLVMBuildFDiv(b, one, d, "recip");
 }
@@ -81,7 +88,7 @@ static int rewrite_block(LLVMBuilderRef b, LLVMBasicBlockRef bb)
     int n = 0;
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;) {
         LLVMValueRef next = LLVMGetNextInstruction(i);
-        if (!is_fdiv(i) || LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMDoubleTypeKind) {
+        if (!is_fdiv(i) || !float_or_vector(LLVMTypeOf(i))) {
             i = next;
             continue;
         }

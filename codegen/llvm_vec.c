@@ -517,6 +517,15 @@ static vval vcall(vec *v, const ir_expr *x)
 
 /* Index vectors with the buffer's boundary mode applied where clamp_mask asks. Returns the
  * in-range mask for constant boundaries (or NULL). */
+/* The i32 lanes of x clamped into [0, last]. */
+static LLVMValueRef vclamp(vec *v, LLVMValueRef x, LLVMValueRef last)
+{
+    LLVMTypeRef vt = LLVMTypeOf(x);
+    LLVMValueRef lo[2] = { x, LLVMConstNull(vt) };
+    LLVMValueRef hi[2] = { em_intrinsic(v->e, "llvm.smax", vt, lo, 2), last };
+    return em_intrinsic(v->e, "llvm.smin", vt, hi, 2);
+}
+
 static LLVMValueRef vindex(vec *v, const ir_buffer *buf, int d, vval i, bool clamp,
                            LLVMValueRef *inside)
 {
@@ -555,11 +564,7 @@ static LLVMValueRef vindex(vec *v, const ir_buffer *buf, int d, vval i, bool cla
     default:
         break;
     }
-    lo2[0] = x;
-    lo2[1] = zero;
-    hi2[0] = em_intrinsic(e, "llvm.smax", vt, lo2, 2);
-    hi2[1] = last;
-    return em_intrinsic(e, "llvm.smin", vt, hi2, 2);
+    return vclamp(v, x, last);
 }
 
 static LLVMValueRef voffsets64(vec *v, const ir_buffer *buf, LLVMValueRef *idx)
@@ -731,11 +736,7 @@ static vval vaload(vec *v, const ir_expr *x)
             return uni(em_expr(e, x));
         /* one gather at the clamped lane indices (demosaic's kernel table at the lanes'
          * Bayer phases), not W scalar loads that only LLVM's SLP vectorizer would join */
-        LLVMTypeRef it = vec_type(v, IR_I32);
-        LLVMValueRef lo[2] = { vec_as_vector(v, i), LLVMConstNull(it) };
-        LLVMValueRef hi[2] = { em_intrinsic(e, "llvm.smax", it, lo, 2),
-                               splat(v, em_i32(e, a->array_len - 1)) };
-        LLVMValueRef iv = em_intrinsic(e, "llvm.smin", it, hi, 2);
+        LLVMValueRef iv = vclamp(v, vec_as_vector(v, i), splat(v, em_i32(e, a->array_len - 1)));
         LLVMValueRef ptrs = LLVMBuildInBoundsGEP2(e->b, em_type(e, a->type), e->var[a->id], &iv,
                                                   1, "");
         return vect(gather_ptrs(v, a->type, ptrs));

@@ -17,8 +17,6 @@ typedef enum ctx { CTX_TOP, CTX_TILE, CTX_ROW } ctx;
  * buys no balance and costs a closure. */
 #define MIN_SHARE (1.0 / 64)
 
-static double cost_of(const ir_stmt *s);
-
 /* ---- estimated compile cost: IR nodes, with vector bodies counted thrice (the vector loop
  * and its scalar tail are both emitted, and vector code expands) ---- */
 
@@ -55,11 +53,6 @@ static double stmt_cost(const ir_stmt *s, int *budget)
 
 double pf_split_stmt_cost(const ir_stmt *s)
 {
-    return cost_of(s);
-}
-
-static double cost_of(const ir_stmt *s)
-{
     int budget = 1 << 22;
     return stmt_cost(s, &budget);
 }
@@ -77,7 +70,7 @@ static int add_piece(collect *c, const ir_stmt *s, pf_piece_kind kind, int paren
         c->cap = c->cap ? 2 * c->cap : 16;
         c->p = pf_xrealloc(c->p, sizeof *c->p * (size_t)c->cap);
     }
-    c->p[c->n] = (pf_piece){ s, kind, parent, 0, cost_of(s) };  /* cost: the whole, for now */
+    c->p[c->n] = (pf_piece){ s, kind, parent, 0, pf_split_stmt_cost(s) };  /* cost: the whole, for now */
     return c->n++;
 }
 
@@ -174,7 +167,7 @@ static int by_cost_desc(const void *a, const void *b)
 pf_split *pf_split_candidates(const ir_func *f)
 {
     pf_split *p = pf_xcalloc(1, sizeof *p);
-    p->total = cost_of(f->body);
+    p->total = pf_split_stmt_cost(f->body);
     collect c = { 0 };
     walk(&c, f->body, CTX_TOP, -1);
     keep_large(p, &c);
