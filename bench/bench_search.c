@@ -136,7 +136,7 @@ static int search(const bench_args *a)
     cfg.source = strdup("apps/blur.pf");
     pf_error err;
     pf_tune *t = pf_tune_create(run, &cfg, &err);
-    pf_pool_options opt = { a->jobs, 0 };
+    pf_pool_options opt = { .jobs = a->jobs };
     pf_evaluator *ev = t ? pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err) : NULL;
     double t0 = now_s();
     int rc = ev ? pf_tune_run(t, ev, NULL, &err) : -1;

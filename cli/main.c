@@ -1,5 +1,6 @@
 /* perfora's entry point: global options and dispatch to the subcommands. */
 #include "cli/cli.h"
+#include "cluster/pool.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "__pool-worker") == 0)  /* a worker the pool started with exec */
+        pf_pool_worker_exec_main(argc, argv);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
         return 0;

@@ -16,6 +16,8 @@
 #include "search/evaluate.h"
 #include "search/ga.h"
 
+#include <signal.h>
+
 typedef struct pf_tune_config {
     pf_ga_params ga;
     pf_eval_config eval;
@@ -39,6 +41,7 @@ typedef struct pf_tune_progress {
     double best_speedup;   /* 1 / the lowest relative time with error <= max_error */
     double max_error;
     const char *phase;     /* "search", "test" */
+    const char *load;      /* the evaluator's workers (busy, idle, per node), or NULL */
 } pf_tune_progress;
 
 typedef struct pf_tune_hooks {
@@ -47,6 +50,9 @@ typedef struct pf_tune_hooks {
     void *ctx;
     /* Stop after this many generations of this session (tests; 0 = run to the end). */
     int stop_after;
+    /* When it becomes non-zero (a signal handler sets it), the run stops at the next record:
+     * the log is synced and pf_tune_run returns 1; --resume continues. */
+    volatile sig_atomic_t *stop;
 } pf_tune_hooks;
 
 typedef struct pf_tune pf_tune;
@@ -60,7 +66,8 @@ const pf_tune_config *pf_tune_config_of(const pf_tune *t);
 /* The run directory's path (as given). */
 const char *pf_tune_dir(const pf_tune *t);
 
-/* Runs (or continues) the search, then writes the frontiers and summary. */
+/* Runs (or continues) the search, then writes the frontiers and summary. Returns 0, 1 when
+ * hooks->stop ended it early, or -1. */
 int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_error *err);
 void pf_tune_free(pf_tune *t);
 

@@ -46,6 +46,7 @@ static void report(pf_tune *t, int generation, const char *phase)
     p.best_speedup = 1.0 / t->best_time;
     p.max_error = t->cfg.max_error;
     p.phase = phase;
+    p.load = pf_evaluator_load(t->ev);
     t->hooks->progress(t->hooks->ctx, &p);
 }
 
@@ -64,7 +65,32 @@ static int take_record(pf_tune *t, pf_eval_record *rec, int generation, pf_error
     return i;
 }
 
-/* Waits for `pending` records; each goes to the log, the cache and fn. */
+/* The evaluator sends the running frontier with the candidates it dispatches next; what it
+ * has to say (a worker lost) goes to the log. */
+static void share_frontier(pf_tune *t)
+{
+    if (t->front_changed)
+        pf_evaluator_set_frontier(t->ev, t->front, t->n_front);
+    t->front_changed = false;
+    for (const char *note; (note = pf_evaluator_note(t->ev));)
+        pf_tune_log(t, "%s", note);
+}
+
+/* A stop request (a signal): everything measured is on record; the generation in flight is
+ * lost as after a kill, and --resume measures what it lacks. */
+static bool stopping(pf_tune *t)
+{
+    if (!t->hooks->stop || !*t->hooks->stop)
+        return false;
+    pf_error err;
+    pf_run_log_sync(&t->log, &err);
+    pf_tune_log(t, "stopped on request after %ld evaluations in this session; --resume "
+                "continues", t->done_session);
+    return true;
+}
+
+/* Waits for `pending` records; each goes to the log, the cache and fn. Returns 1 when a stop
+ * was requested. */
 typedef void (*arrival_fn)(pf_tune *t, int rec, void *ctx);
 static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, const char *phase,
                    arrival_fn fn, void *ctx, pf_error *err)
@@ -83,7 +109,10 @@ static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, co
         }
         fn(t, i, ctx);
         pending--;
+        share_frontier(t);
         report(t, generation, phase);
+        if (stopping(t))
+            return 1;
     }
     return 0;
 }
@@ -165,7 +194,7 @@ static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
         rc = collect(t, ev, pending, gen, "search", measured, &index, err);
     pf_strmap_free(&index);
     if (rc != 0)
-        return -1;
+        return rc;
     pf_ga_commit(&t->ga);
     if (update_train_frontier(t, err) != 0 || checkpoint(t, err) != 0)
         return -1;
@@ -238,6 +267,9 @@ int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_err
 {
     static const pf_tune_hooks none = { 0 };
     t->hooks = hooks ? hooks : &none;
+    t->ev = ev;
+    t->front_changed = true;
+    share_frontier(t);
     t->t_start = now_ms();
     t->done_session = 0;
     pf_tune_log(t, "evaluator: %s", pf_evaluator_describe(ev));
@@ -254,8 +286,9 @@ int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_err
          session++) {
         if (t->hooks->stop_after > 0 && session == t->hooks->stop_after)
             return 0;
-        if (run_generation(t, ev, err) != 0)
-            return -1;
+        int rc = run_generation(t, ev, err);
+        if (rc != 0)
+            return rc;
     }
     return finish(t, ev, err);
 }

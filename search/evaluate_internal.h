@@ -4,6 +4,7 @@
 #define PF_SEARCH_EVALUATE_INTERNAL_H
 
 #include "search/evaluate.h"
+#include "search/node.h"
 #include "search/pipeline_io.h"
 
 typedef struct eval_image {
@@ -28,7 +29,9 @@ struct pf_eval_worker {
     pf_param_values params;
     pf_variant *exact;
     eval_set sets[PF_SET_COUNT];
-    int lock_fd;                 /* -1: no timing lock */
+    pf_node node;                /* the node protocol (fd -1: none) */
+    pf_front_point *front;       /* the training frontier the search last sent */
+    int n_front;
     bool alarms;
     pf_eval_heartbeat_fn beat;
     void *beat_ctx;
@@ -42,7 +45,5 @@ double pf_now_ms(void);
  * does): the workers already compile on every core, and a compile's second thread would slow
  * another worker's timed runs. */
 pf_compile_options pf_eval_compile_options(const pf_eval_worker *w);
-void pf_timing_lock(pf_eval_worker *w);
-void pf_timing_unlock(pf_eval_worker *w);
 
 #endif

@@ -23,6 +23,9 @@ void pf_record_init(pf_eval_record *r)
     r->time = r->error = INFINITY;
     r->psnr = r->ssim = NAN;
     r->worker = -1;
+    r->rank = -1;
+    r->screen_time = NAN;
+    r->full_timing = true;
 }
 
 void pf_record_free(pf_eval_record *r)
@@ -31,6 +34,7 @@ void pf_record_free(pf_eval_record *r)
         return;
     free(r->schedule);
     free(r->reason);
+    free(r->host);
     free(r->images);
     pf_record_init(r);
 }
@@ -40,6 +44,7 @@ void pf_record_copy(pf_eval_record *dst, const pf_eval_record *src)
     *dst = *src;
     dst->schedule = src->schedule ? pf_xstrdup(src->schedule) : NULL;
     dst->reason = src->reason ? pf_xstrdup(src->reason) : NULL;
+    dst->host = src->host ? pf_xstrdup(src->host) : NULL;
     dst->images = NULL;
     if (src->n_images > 0) {
         dst->images = pf_xmalloc(sizeof *dst->images * (size_t)src->n_images);
@@ -93,6 +98,7 @@ static void add_costs(json_object *o, const pf_eval_record *r)
     json_object_object_add(o, "run_ms", num(r->run_ms));
     json_object_object_add(o, "error_ms", num(r->error_ms));
     json_object_object_add(o, "timing_ms", num(r->timing_ms));
+    json_object_object_add(o, "build_wait_ms", num(r->build_wait_ms));
     json_object_object_add(o, "lock_wait_ms", num(r->lock_wait_ms));
     json_object_object_add(o, "wall_ms", num(r->wall_ms));
 }
@@ -110,6 +116,10 @@ char *pf_record_to_json(const pf_eval_record *r)
     json_object_object_add(o, "psnr", num(r->psnr));
     json_object_object_add(o, "ssim", num(r->ssim));
     json_object_object_add(o, "worker", json_object_new_int(r->worker));
+    json_object_object_add(o, "rank", json_object_new_int(r->rank));
+    json_object_object_add(o, "host", r->host ? json_object_new_string(r->host) : NULL);
+    json_object_object_add(o, "full_timing", json_object_new_boolean(r->full_timing));
+    json_object_object_add(o, "screen_time", num(r->screen_time));
     add_costs(o, r);
     json_object *imgs = json_object_new_array();
     for (int i = 0; i < r->n_images; i++)
@@ -165,6 +175,7 @@ static void read_costs(json_object *o, pf_eval_record *r)
     r->run_ms = get_num(o, "run_ms", 0);
     r->error_ms = get_num(o, "error_ms", 0);
     r->timing_ms = get_num(o, "timing_ms", 0);
+    r->build_wait_ms = get_num(o, "build_wait_ms", 0);
     r->lock_wait_ms = get_num(o, "lock_wait_ms", 0);
     r->wall_ms = get_num(o, "wall_ms", 0);
 }
@@ -204,6 +215,12 @@ int pf_record_from_json(const char *text, pf_eval_record *r, pf_error *err)
     r->psnr = get_num(o, "psnr", NAN);
     r->ssim = get_num(o, "ssim", NAN);
     r->worker = get_int(o, "worker");
+    r->rank = json_object_object_get_ex(o, "rank", &v) && v ? json_object_get_int(v) : -1;
+    r->host = get_str(o, "host");
+    /* records from before screening were all timed in full */
+    r->full_timing = !json_object_object_get_ex(o, "full_timing", &v) || !v ||
+                     json_object_get_boolean(v);
+    r->screen_time = get_num(o, "screen_time", NAN);
     read_costs(o, r);
     r->schedule = get_str(o, "schedule");
     int rc = read_images(o, r);

@@ -109,8 +109,8 @@ static void fake_destroy(pf_evaluator *ev)
     free(f);
 }
 
-static const pf_evaluator_ops fake_ops = { fake_submit, fake_wait, fake_describe,
-                                           fake_destroy };
+static const pf_evaluator_ops fake_ops = { .submit = fake_submit, .wait = fake_wait,
+                                           .describe = fake_describe, .destroy = fake_destroy };
 
 pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted)
 {

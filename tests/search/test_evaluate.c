@@ -68,13 +68,13 @@ static void test_pool_measures_and_survives_failures(void)
     setenv(PF_SEARCH_TEST_HOOK_ENV, "crash:step 2", 1);
     pf_eval_config cfg;
     st_blur_config(&cfg, 1);
-    pf_pool_options opt = { 2, 60000 };
+    pf_pool_options opt = { .jobs = 2, .watchdog_ms = 60000 };
     pf_error err;
     pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
     if (!ev)
         fprintf(stderr, "%s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
-    CU_ASSERT_PTR_NOT_NULL(strstr(pf_evaluator_describe(ev), "flock"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pf_evaluator_describe(ev), "node protocol"));
     const char *texts[] = { EXACT, GRID, CRASH, EXACT "loop_output bogus 1\n", EXACT };
     pf_eval_record r[5];
     evaluate(ev, texts, 5, r);
@@ -99,7 +99,7 @@ static void test_hang_times_out(void)
     setenv(PF_SEARCH_TEST_HOOK_ENV, "hang:step 3", 1);
     pf_eval_config cfg;
     st_blur_config(&cfg, 1);
-    pf_pool_options opt = { 1, 60000 };
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
     pf_error err;
     pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
     if (!ev)
@@ -134,7 +134,7 @@ static void test_nan_output_is_invalid(void)
     setenv(PF_SEARCH_TEST_HOOK_ENV, "nan:step 4", 1);
     pf_eval_config cfg;
     st_blur_config(&cfg, 2);
-    pf_pool_options opt = { 1, 60000 };
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
     pf_error err;
     pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
@@ -157,7 +157,7 @@ static void test_bad_program_fails_the_pool(void)
     st_blur_config(&cfg, 1);
     free(cfg.program);
     cfg.program = strdup(pf_test_tmp("missing.pf"));
-    pf_pool_options opt = { 1, 60000 };
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
     pf_error err;
     CU_ASSERT_PTR_NULL(pf_pool_new(&cfg, &opt, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing.pf"));

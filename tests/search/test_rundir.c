@@ -53,7 +53,7 @@ static long fake_run(const char *dir, const pf_tune_config *cfg, bool resume, in
         fprintf(stderr, "%s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     pf_evaluator *ev = st_fake_evaluator(resume ? 0 : 3, &submitted);
-    pf_tune_hooks hooks = { NULL, NULL, NULL, stop_after };
+    pf_tune_hooks hooks = { .stop_after = stop_after };
     int rc = pf_tune_run(t, ev, &hooks, &err);
     if (rc)
         fprintf(stderr, "%s\n", err.msg);
@@ -176,7 +176,7 @@ static void kill_run_at(const char *dir, const pf_tune_config *cfg, long lines, 
         pf_error err;
         pf_tune *t = pf_tune_create(dir, cfg, &err);
         long submitted = 0;
-        pf_pool_options opt = { 1, 60000 };
+        pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
         pf_evaluator *ev = real ? pf_pool_new(&cfg->eval, &opt, &err)
                                 : st_fake_evaluator(3, &submitted);
         if (t && ev)
@@ -254,7 +254,7 @@ static void test_real_run_resumes(void)
     pf_error err;
     pf_tune *t = pf_tune_resume(dir, 0, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    pf_pool_options opt = { 2, 60000 };
+    pf_pool_options opt = { .jobs = 2, .watchdog_ms = 60000 };
     pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
     CU_ASSERT_EQUAL(pf_tune_run(t, ev, NULL, &err), 0);
