@@ -19,3 +19,9 @@ if(NOT PF_SANITIZE)
 endif()
 pf_test_module(perforate pf_perforate pf_lang)
 pf_test_module(search pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
+# The search over MPI, end to end: mpirun (the launcher of PF_MPI) runs the perfora binary.
+pf_test_module(cluster pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
+target_compile_definitions(test_cluster PRIVATE PF_PERFORA_EXE="$<TARGET_FILE:perfora>"
+                           PF_MPIEXEC="${PF_MPIEXEC}" PF_MPI_FLAVOR="${PF_MPI}")
+add_dependencies(test_cluster perfora)
+set_tests_properties(cluster PROPERTIES LABELS "cluster;mpi")
