@@ -124,13 +124,13 @@ int main(int argc, char **argv)
     int rc = dispatch(ev, pf_mpi_size(mpi), m);
     if (rc == 0)
         rc = search(t, ev, pf_mpi_size(mpi));
-    pf_evaluator_destroy(ev);
+    int lost = pf_mpi_master_close(ev);
     pf_tune_free(t);
     char cmd[1200];
     *strrchr(dir, '/') = '\0';
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "bench_mpi: could not remove %s\n", dir);
-    pf_mpi_end(mpi, false);
+    pf_mpi_end(mpi, lost > 0);
     return rc ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char tune_usage[] =
@@ -60,7 +61,7 @@ static const char tune_usage[] =
     "  --no-test             do not re-measure the frontier on the test split\n"
     "  --no-extra-metrics    skip PSNR and SSIM (the Lab error alone is cheaper)\n"
     "  --quiet               no progress line\n"
-    "SIGUSR1 or SIGTERM stops the run at the next record (exit status 3; --resume goes on).\n";
+    "SIGTERM or SIGINT stops the run (exit status 3; --resume goes on).\n";
 
 #define TUNE_MAX_PARAMS 16
 
@@ -258,7 +259,11 @@ static int parse_tune_args(int argc, char **argv, tune_args *a)
 
 typedef struct progress_ctx {
     bool tty, quiet, line_open;
+    time_t last;  /* not a terminal (a batch job's log, rank 0 under mpirun): the last line */
 } progress_ctx;
+
+/* Not on a terminal, the progress line is a log line every this many seconds. */
+#define PROGRESS_EVERY_S 60
 
 static void fmt_duration(double s, char *buf, size_t n)
 {
@@ -273,17 +278,24 @@ static void fmt_duration(double s, char *buf, size_t n)
 static void on_progress(void *ctx, const pf_tune_progress *p)
 {
     progress_ctx *c = ctx;
-    if (!c->tty || c->quiet)
-        return;  /* not a terminal: the log lines say it */
+    if (c->quiet || (!c->tty && time(NULL) - c->last < PROGRESS_EVERY_S))
+        return;
+    c->last = time(NULL);
     char eta[32], gen[32] = "";
     fmt_duration(p->eta_s, eta, sizeof eta);
     if (p->generation >= 0)
         snprintf(gen, sizeof gen, " gen %d/%d", p->generation, p->generations - 1);
-    fprintf(stderr, "\r\033[K%s%s  evals %ld/%ld  %.2f/s  ETA %s  frontier %d  best %.2fx at "
-            "error <= %g%s%s", p->phase, gen, p->done, p->total, p->per_second, eta, p->frontier,
-            p->best_speedup, p->max_error, p->load ? "  " : "", p->load ? p->load : "");
+    char line[1024];
+    snprintf(line, sizeof line, "%s%s  evals %ld/%ld  %.2f/s  ETA %s  frontier %d  best %.2fx at "
+             "error <= %g%s%s", p->phase, gen, p->done, p->total, p->per_second, eta,
+             p->frontier, p->best_speedup, p->max_error, p->load ? "  " : "",
+             p->load ? p->load : "");
+    if (c->tty)
+        fprintf(stderr, "\r\033[K%s", line);
+    else
+        fprintf(stderr, "tune: progress: %s\n", line);
     fflush(stderr);
-    c->line_open = true;
+    c->line_open = c->tty;
 }
 
 static void on_log(void *ctx, const char *line)
@@ -307,23 +319,26 @@ static void on_stop_signal(int sig)
     stop_requested = 1;
 }
 
-/* SIGUSR1 (a batch system's warning before the wall-time kill) and SIGTERM stop the run at
- * the next record; everything measured is on record for --resume. */
-static void catch_stop_signals(void)
+/* SIGTERM (a batch system's, or mpirun passing it on) and SIGINT stop the run without waiting
+ * for the candidates in flight; everything measured is on record for --resume. Under MPI,
+ * SIGUSR1 is ignored: MPICH sends it to every rank when one dies. */
+static void catch_stop_signals(bool mpi)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    if (mpi)
+        signal(SIGUSR1, SIG_IGN);
 }
 
 /* The search through an evaluator; returns the exit status. */
 static int search(pf_tune *t, pf_evaluator *ev, const tune_args *a)
 {
     pf_error err;
-    progress_ctx pc = { isatty(STDERR_FILENO) != 0, a->quiet, false };
+    progress_ctx pc = { .tty = isatty(STDERR_FILENO) != 0, .quiet = a->quiet };
     pf_tune_hooks hooks = { .progress = on_progress, .log = on_log, .ctx = &pc,
                             .stop = &stop_requested };
     int rc = pf_tune_run(t, ev, &hooks, &err);
@@ -346,7 +361,7 @@ static int search(pf_tune *t, pf_evaluator *ev, const tune_args *a)
 static int run(pf_tune *t, const tune_args *a)
 {
     pf_error err;
-    catch_stop_signals();
+    catch_stop_signals(false);
     pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &a->pool, &err);
     if (!ev) {
         pf_cli_error("%s", err.msg);
@@ -398,10 +413,9 @@ static int run_mpi(tune_args *a)
         pf_tune_free(t);
         pf_mpi_abort(m, 1);
     }
-    catch_stop_signals();
+    catch_stop_signals(true);
     int rc = search(t, ev, a);
-    int lost = pf_mpi_master_lost(ev);
-    pf_evaluator_destroy(ev);
+    int lost = pf_mpi_master_close(ev);
     pf_tune_free(t);
     if (lost)
         pf_cli_error("%d worker rank%s lost: ending the MPI job with MPI_Abort(status 0), as "

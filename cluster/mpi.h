@@ -47,8 +47,9 @@ int pf_mpi_size(const pf_mpi *m);
  * until each has loaded it or failed, and returns the evaluator over those that started. */
 pf_evaluator *pf_mpi_master_new(pf_mpi *m, const pf_eval_config *cfg, const char *run_dir,
                                 const pf_mpi_options *opt, pf_error *err);
-/* Workers lost so far (dead or silent past the deadline). */
-int pf_mpi_master_lost(const pf_evaluator *ev);
+/* Tells the workers to exit, waits for their goodbyes and destroys the evaluator. Returns the
+ * workers lost during the run or silent at the end (pf_mpi_end needs to know). */
+int pf_mpi_master_close(pf_evaluator *ev);
 
 /* Any other rank: serves rank 0 until it says stop. */
 int pf_mpi_worker_run(pf_mpi *m, pf_error *err);

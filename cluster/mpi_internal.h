@@ -15,7 +15,8 @@ struct pf_mpi {
 };
 
 /* Tags. Master -> worker: a candidate (the pool's request JSON), exit. Worker -> master:
- * ready {"host","cores","node_ranks"}, failed (message), a record (JSON), a heartbeat. */
+ * ready {"host","cores","node_ranks"}, failed (message), a record (JSON), a heartbeat, and
+ * goodbye (after exit: its evaluation process is gone, MPI_Finalize comes next). */
 enum {
     PF_TAG_REQUEST = 1,
     PF_TAG_EXIT,
@@ -23,6 +24,7 @@ enum {
     PF_TAG_FAILED,
     PF_TAG_RECORD,
     PF_TAG_HEARTBEAT,
+    PF_TAG_BYE,
 };
 
 /* The job rank 0 broadcasts: {"eval": config, "lock_id", "deadline_s", "heartbeat_s",

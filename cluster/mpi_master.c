@@ -25,8 +25,8 @@ typedef struct job {
 } job;
 
 /* LOST: silent past its deadline (dead or hung); FAILED: it said it cannot evaluate, and
- * waits for the word to exit. */
-typedef enum wstate { W_STARTING, W_IDLE, W_BUSY, W_LOST, W_FAILED } wstate;
+ * waits for the word to exit; LEAVING: told to exit, GONE: it said goodbye. */
+typedef enum wstate { W_STARTING, W_IDLE, W_BUSY, W_LOST, W_FAILED, W_LEAVING, W_GONE } wstate;
 
 typedef struct worker {
     wstate state;
@@ -65,6 +65,7 @@ typedef struct master {
     char description[2048];
     char load_line[512];
     char first_failure[512];
+    bool said_goodbye;
 } master;
 
 static void note(master *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -250,7 +251,11 @@ static void on_record(master *p, int r, const char *json)
 
 static void on_message(master *p, int r, int tag, const char *msg)
 {
-    if (r <= 0 || r >= p->m->size || p->w[r].state == W_LOST || p->w[r].state == W_FAILED)
+    if (r <= 0 || r >= p->m->size)
+        return;
+    if (tag == PF_TAG_BYE && p->w[r].state == W_LEAVING)
+        p->w[r].state = W_GONE;
+    if (p->w[r].state >= W_LOST)
         return;
     p->w[r].last_heard = pf_mpi_now_ms();
     if (tag == PF_TAG_READY) {
@@ -303,7 +308,7 @@ static int live_workers(const master *p)
 {
     int n = 0;
     for (int r = 1; r < p->m->size; r++)
-        n += p->w[r].state != W_LOST && p->w[r].state != W_FAILED;
+        n += p->w[r].state < W_LOST;
     return n;
 }
 
@@ -328,6 +333,8 @@ static int master_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
         if (live_workers(p) == 0)
             return pf_fail(err, "every worker rank was lost%s%s", p->first_failure[0] ? "; "
                            : "", p->first_failure);
+        if (p->base.stop && *p->base.stop)
+            return pf_fail(err, "stopped on request");
         pump(p, INFINITY);
     }
 }
@@ -398,19 +405,36 @@ static const char *master_note(pf_evaluator *ev)
     return p->note_out;
 }
 
-/* Tells every live worker to stop; waits (sleeping) until the messages have left. */
-static void send_exits(master *p)
+/* Tells every worker still in the run to exit and waits (sleeping) for its goodbye, at most
+ * the deadline, and not at all after a stop request (the job is ending). One that does not
+ * answer counts as lost: MPI is then ended with MPI_Abort, not an MPI_Finalize that would
+ * wait for it forever. */
+static void goodbye(master *p)
 {
+    static char empty[1];
+    if (p->said_goodbye)
+        return;
+    p->said_goodbye = true;
     for (int r = 1; r < p->m->size; r++) {
         worker *w = &p->w[r];
         if (w->state == W_LOST)
             continue;
-        if (w->send_buf) {
-            MPI_Wait(&w->send, MPI_STATUS_IGNORE);  /* it answered: the request was received */
-            free(w->send_buf);
-            w->send_buf = NULL;
+        MPI_Request req;
+        if (MPI_Isend(empty, 0, MPI_CHAR, r, PF_TAG_EXIT, MPI_COMM_WORLD, &req) == MPI_SUCCESS)
+            MPI_Request_free(&req);
+        w->state = W_LEAVING;
+    }
+    bool stopping = p->base.stop && *p->base.stop;
+    double end = pf_mpi_now_ms() + (stopping ? 0 : p->deadline_ms);
+    for (;;) {
+        int leaving = 0;
+        for (int r = 1; r < p->m->size; r++)
+            leaving += p->w[r].state == W_LEAVING;
+        if (leaving == 0 || pf_mpi_now_ms() > end) {
+            p->lost += leaving;
+            return;
         }
-        pf_mpi_send(r, PF_TAG_EXIT, "", 0);
+        pump(p, INFINITY);
     }
 }
 
@@ -422,10 +446,12 @@ static void free_job(job *j)
 static void master_destroy(pf_evaluator *ev)
 {
     master *p = (master *)ev;
-    send_exits(p);
+    goodbye(p);
     for (int r = 1; r < p->m->size; r++) {
         free_job(&p->w[r].job);
-        free(p->w[r].send_buf);  /* a lost worker's: MPI ends right after */
+        if (p->w[r].send_buf && p->w[r].state == W_GONE)
+            MPI_Wait(&p->w[r].send, MPI_STATUS_IGNORE);  /* received: returns at once */
+        free(p->w[r].send_buf);  /* a lost worker's too: MPI_Abort comes next */
     }
     while (p->q_n > 0) {
         job j = queue_pop(p);
@@ -453,9 +479,13 @@ static const pf_evaluator_ops master_ops = { .submit = master_submit, .wait = ma
                                              .set_frontier = master_set_frontier,
                                              .load = master_load, .note = master_note };
 
-int pf_mpi_master_lost(const pf_evaluator *ev)
+int pf_mpi_master_close(pf_evaluator *ev)
 {
-    return ((const master *)ev)->lost;
+    master *p = (master *)ev;
+    goodbye(p);
+    int lost = p->lost;
+    master_destroy(ev);
+    return lost;
 }
 
 /* ---- start ---- */

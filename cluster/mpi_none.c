@@ -34,7 +34,7 @@ pf_evaluator *pf_mpi_master_new(pf_mpi *m, const pf_eval_config *cfg, const char
     return NULL;
 }
 
-int pf_mpi_master_lost(const pf_evaluator *ev)
+int pf_mpi_master_close(pf_evaluator *ev)
 {
     (void)ev;
     return 0;

@@ -192,8 +192,8 @@ static int serve(relay *r, const char *request, pf_error *err)
     return 1;
 }
 
-/* Until rank 0 says exit. After a failure (told to rank 0, which drops this worker) the rank
- * only waits for that word. */
+/* Until rank 0 says exit (its goodbye follows when the evaluation process is gone). After a
+ * failure (told to rank 0, which drops this worker) the rank only waits for that word. */
 static void serve_all(relay *r, bool failed)
 {
     pf_mpi_backoff b;
@@ -254,6 +254,7 @@ int pf_mpi_worker_run(pf_mpi *m, pf_error *err)
     serve_all(&r, rc != 0);
     pf_evaluator_destroy(r.pool);
     remove_written(&r);
+    pf_mpi_send(0, PF_TAG_BYE, "", 0);
     pf_eval_config_free(&r.cfg);
     return 0;
 }

@@ -343,6 +343,8 @@ int pf_pool_wait_for(pf_evaluator *ev, pf_eval_record *out, double timeout_ms, p
             return -1;
         if (!anything_pending(p))
             return 0;
+        if (p->base.stop && *p->base.stop)
+            return pf_fail(err, "stopped on request");
         double left = end - now_ms();
         if (left <= 0)
             return 2;

@@ -156,7 +156,11 @@ _Noreturn void pf_pool_worker_main(const pf_eval_config *cfg, int id, int fd, in
     if (getppid() != parent_pid)   /* it died before prctl took effect */
         _exit(1);
     signal(SIGALRM, SIG_DFL);  /* the run-time limit kills the worker */
-    signal(SIGTERM, SIG_DFL);  /* a fork keeps the master's stop handlers: the stop is its own */
+    /* A stop (Ctrl-C, a batch system's SIGTERM) is the master's to handle: it records nothing
+     * more and ends its workers, which must not die first (their candidates would be recorded
+     * as crashes). SIGUSR1 is MPICH's word that a rank died. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
     signal(SIGUSR1, SIG_IGN);
     pf_error err;
     pf_eval_worker *w = pf_eval_worker_new(cfg, id, &err);

@@ -50,8 +50,9 @@ typedef struct pf_tune_hooks {
     void *ctx;
     /* Stop after this many generations of this session (tests; 0 = run to the end). */
     int stop_after;
-    /* When it becomes non-zero (a signal handler sets it), the run stops at the next record:
-     * the log is synced and pf_tune_run returns 1; --resume continues. */
+    /* When it becomes non-zero (a signal handler sets it), the run stops without waiting for
+     * the candidates in flight: the log is synced and pf_tune_run returns 1; --resume
+     * continues. */
     volatile sig_atomic_t *stop;
 } pf_tune_hooks;
 

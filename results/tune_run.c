@@ -76,8 +76,8 @@ static void share_frontier(pf_tune *t)
         pf_tune_log(t, "%s", note);
 }
 
-/* A stop request (a signal): everything measured is on record; the generation in flight is
- * lost as after a kill, and --resume measures what it lacks. */
+/* A stop request (a signal): everything measured is on record; the candidates in flight are
+ * lost as after a kill, and --resume measures what the generation lacks. */
 static bool stopping(pf_tune *t)
 {
     if (!t->hooks->stop || !*t->hooks->stop)
@@ -101,7 +101,7 @@ static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, co
         if (rc == 0)
             return pf_fail(err, "the evaluator lost %d candidate(s)", pending);
         if (rc < 0)
-            return -1;
+            return stopping(t) ? 1 : -1;
         int i = take_record(t, &rec, generation, err);
         if (i < 0) {
             pf_record_free(&rec);
@@ -268,6 +268,7 @@ int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_err
     static const pf_tune_hooks none = { 0 };
     t->hooks = hooks ? hooks : &none;
     t->ev = ev;
+    ev->stop = t->hooks->stop;
     t->front_changed = true;
     share_frontier(t);
     t->t_start = now_ms();

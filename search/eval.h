@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* Which images a candidate is measured on (the manifest's splits). */
@@ -104,6 +105,9 @@ typedef struct pf_evaluator_ops {
 
 struct pf_evaluator {
     const pf_evaluator_ops *ops;
+    /* Set by the search to its stop request (a signal handler's flag), or NULL: once it is
+     * non-zero, wait gives up (returns -1) instead of waiting for the candidates in flight. */
+    volatile sig_atomic_t *stop;
 };
 
 static inline int pf_evaluator_submit(pf_evaluator *ev, long id, pf_image_set set,

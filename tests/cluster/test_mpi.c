@@ -108,6 +108,16 @@ static pf_eval_record *records(const char *dir, int *n)
     return r;
 }
 
+static long count_lines(const char *dir)
+{
+    char *t = read_text(dir, PF_RUN_EVALUATIONS);
+    long n = 0;
+    for (char *p = t; p && *p; p++)
+        n += *p == '\n';
+    free(t);
+    return n;
+}
+
 static void free_records(pf_eval_record *r, int n)
 {
     for (int i = 0; i < n; i++)
@@ -232,16 +242,6 @@ static void kill_tree(pid_t root)
         kill(tree[i], SIGKILL);
 }
 
-static long count_lines(const char *dir)
-{
-    char *t = read_text(dir, PF_RUN_EVALUATIONS);
-    long n = 0;
-    for (char *p = t; p && *p; p++)
-        n += *p == '\n';
-    free(t);
-    return n;
-}
-
 static void test_killed_job_resumes_with_other_n(void)
 {
     if (!have_mpirun())
@@ -301,7 +301,49 @@ static void test_without_mpirun_runs_the_local_pool(void)
     free_records(r, n);
 }
 
+/* SIGTERM (a batch system's warning passed on) stops a local run at once with status 3, and
+ * no candidate in flight is recorded as a crash of its worker. */
+static void test_sigterm_stops_and_resumes(void)
+{
+    const char *dir = pf_test_tmp("stopped");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(PF_PERFORA_EXE, "perfora", "tune", PF_SOURCE_DIR "/apps/blur.pf", "--out", dir,
+              "--resolution", "256x192", "--max-images", "1", "--population", "6",
+              "--generations", "3", "--samples", "1", "--min-sample-ms", "1", "--jobs", "2",
+              "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    struct timespec ms20 = { 0, 20000000 };
+    int status = 0;
+    pid_t done = 0;
+    while (count_lines(dir) < 3 && (done = waitpid(pid, &status, WNOHANG)) == 0)
+        nanosleep(&ms20, NULL);
+    CU_ASSERT_EQUAL_FATAL(done, 0);
+    kill(pid, SIGTERM);
+    CU_ASSERT_EQUAL_FATAL(finish(pid), 3);
+    char *log = read_text(dir, PF_RUN_LOG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "stopped on request"));
+    free(log);
+    int n;
+    pf_eval_record *r = records(dir, &n);
+    for (int i = 0; i < n; i++)
+        CU_ASSERT(r[i].valid || !strstr(r[i].reason, "crashed"));
+    free_records(r, n);
+    pid = fork();
+    if (pid == 0) {
+        execl(PF_PERFORA_EXE, "perfora", "tune", "--resume", dir, "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    CU_ASSERT_EQUAL(finish(pid), 0);
+    char *cp = read_text(dir, PF_RUN_CHECKPOINT);
+    CU_ASSERT_PTR_NOT_NULL(cp && strstr(cp, "\"finished\":true"));
+    free(cp);
+}
+
 PF_TEST_SUITE(cluster_mpi, PF_TEST(test_without_mpirun_runs_the_local_pool),
+              PF_TEST(test_sigterm_stops_and_resumes),
               PF_TEST(test_search_on_three_ranks),
               PF_TEST(test_dead_worker_loses_nothing),
               PF_TEST(test_killed_job_resumes_with_other_n))
