@@ -2,13 +2,19 @@
  * on the bundled training photos. Three measurements in one run:
  *  1. a short search through the local pool (as `perfora tune` runs it): evaluations per
  *     second, and the share of the workers' time spent compiling, running (the outputs),
- *     timing (interleaved calls), measuring error, and waiting for the timing lock;
+ *     timing (screening and full timing, with the node quiet), measuring error, and waiting
+ *     (for the node to stop timing before a build, for the turn to time); how many candidates
+ *     the screening sent to full timing and how well their screened time predicted it; and
+ *     what the node protocol makes of a node with C cores: building is spread over the
+ *     workers, timing is not (docs/search.md, "The node protocol");
  *  2. the GA's own cost: generations proposed per second with free measurements;
  *  3. timing noise: the exact program evaluated as a candidate against itself, in process
  *     (its relative time should be 1; the spread is the noise floor of every ratio).
  * Usage: bench_search [--population N] [--generations G] [--jobs J] [--resolution WxH]
- *                     [--samples S] [--keep DIR] */
+ *                     [--samples S] [--screen-ms MS] [--screen-margin M] [--keep DIR]
+ * (--screen-margin 0.99 times every screened candidate in full too: the screening's accuracy) */
 #include "base/fileio.h"
+#include "bench/node_sim.h"
 #include "cluster/pool.h"
 #include "dataset/manifest.h"
 #include "results/tune.h"
@@ -25,6 +31,7 @@
 
 typedef struct bench_args {
     int population, generations, jobs, samples, width, height;
+    double screen_ms, screen_margin;
     const char *keep;
 } bench_args;
 
@@ -43,6 +50,10 @@ static void base_config(const bench_args *a, pf_eval_config *c)
     c->width = a->width;
     c->height = a->height;
     c->samples = a->samples;
+    if (a->screen_ms >= 0)
+        c->screen_ms = a->screen_ms;
+    if (a->screen_margin >= 0)
+        c->screen_margin = a->screen_margin;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -83,9 +94,34 @@ static int noise(const bench_args *a)
 }
 
 typedef struct costs {
-    double compile, run, timing, error, lock, wall;
-    long n, invalid;
+    double compile, run, timing, error, build_wait, lock, wall;
+    long n, invalid, full, screened;
+    double ratio[4096];  /* time / screen_time of the candidates timed in full after screening */
+    int n_ratio;
+    sim_job jobs[4096];  /* every evaluation's build and timing, for the projection */
+    sim_job nominal[4096];  /* the same with timing at its floor (floor_timing) */
+    int n_jobs, samples;
+    double screen_ms, min_sample_ms;
+    double one_core_all_full;  /* ms: one worker timing every candidate in full, at the floor */
 } costs;
+
+/* A record's timing at its floor: blocks exactly as long as the protocol asks (screening: one
+ * pair of screen_ms per image; full: samples pairs of min_sample_ms), probe calls free. Where a
+ * call is shorter than a block (blur at 820x614 and below on any recent CPU), a quiet node
+ * times in about this; load stretches it, which is why it is used for the projection. With
+ * `all_full`: as if timed in full without screening. */
+static double floor_timing(const costs *c, const pf_eval_record *r, bool all_full)
+{
+    double t = 0;
+    for (int i = 0; i < r->n_images; i++) {
+        int samples = r->full_timing ? r->images[i].samples : c->samples;
+        if (isfinite(r->screen_time) && !all_full)
+            t += 2 * c->screen_ms;
+        if (r->full_timing || all_full)
+            t += samples * 2 * c->min_sample_ms;
+    }
+    return t;
+}
 
 static void add_costs(costs *c, const char *line)
 {
@@ -96,26 +132,87 @@ static void add_costs(costs *c, const char *line)
     c->run += r.run_ms;
     c->timing += r.timing_ms;
     c->error += r.error_ms;
+    c->build_wait += r.build_wait_ms;
     c->lock += r.lock_wait_ms;
     c->wall += r.wall_ms;
     c->n++;
     c->invalid += !r.valid;
+    if (c->n_jobs < 4096) {  /* the test re-measurement (generation -1) comes last */
+        int g = r.generation >= 0 ? r.generation : 1 << 20;
+        c->nominal[c->n_jobs] = (sim_job){ r.build_cpu_ms, floor_timing(c, &r, false), g };
+        c->one_core_all_full += r.build_cpu_ms + floor_timing(c, &r, true);
+        c->jobs[c->n_jobs++] = (sim_job){ r.build_cpu_ms, r.timing_ms, g };
+    }
+    if (r.valid && isfinite(r.screen_time)) {
+        c->screened++;
+        c->full += r.full_timing;
+        if (r.full_timing && c->n_ratio < 4096)
+            c->ratio[c->n_ratio++] = r.time / r.screen_time;
+    }
     pf_record_free(&r);
 }
 
-static void print_costs(const costs *c, double seconds, int jobs)
+/* The screening's accuracy: time in full / screened time, over the candidates timed in full. */
+static void print_screening(costs *c)
 {
-    double other = c->wall - c->compile - c->run - c->timing - c->error - c->lock;
+    if (c->screened == 0)
+        return;
+    printf("  screening: %ld of %ld screened candidates timed in full (%.0f%%)", c->full,
+           c->screened, 100.0 * c->full / c->screened);
+    if (c->n_ratio > 0) {
+        qsort(c->ratio, (size_t)c->n_ratio, sizeof c->ratio[0], cmp_double);
+        int n = c->n_ratio;
+        printf("; full / screened time over those: min %.3f, 10%% %.3f, median %.3f, 90%% "
+               "%.3f, max %.3f", c->ratio[0], c->ratio[n / 10], c->ratio[n / 2],
+               c->ratio[(9 * n) / 10], c->ratio[n - 1]);
+    }
+    printf("\n");
+}
+
+/* Building (compile, outputs, error) spreads over the workers of a node; timing runs one
+ * candidate at a time. A node of C cores with C workers, simulated under the node protocol
+ * from this run's per-evaluation costs (node_sim.h): a build takes its CPU time (its own
+ * core; other processes' load does not inflate it), a timing its wall time here (a loaded
+ * machine stretches it) or its blocks' nominal length (an idle node). */
+static void print_projection(const char *what, const sim_job *jobs, int n)
+{
+    double build = 0, timing = 0;
+    for (int i = 0; i < n; i++) {
+        build += jobs[i].build_ms / n;
+        timing += jobs[i].timing_ms / n;
+    }
+    printf("  node protocol, simulated from these %d evaluations, timing %s (build %.0f ms of "
+           "CPU, timing %.0f ms on average; one worker per core):\n", n, what, build, timing);
+    double one = sim_node(jobs, n, 1, true);
+    for (int cores = 1; cores <= 64; cores *= 4) {
+        double t = sim_node(jobs, n, cores, true);
+        printf("    %2d cores: %6.2f evaluations/s, %4.1fx one core", cores, 1000 * n / t, one / t);
+        if (cores >= 16)
+            printf(" (%4.1fx without generation barriers)", one / sim_node(jobs, n, cores, false));
+        printf("\n");
+    }
+    printf("    the limit, timing alone: %.1fx\n", (build + timing) / timing);
+}
+
+static void print_costs(costs *c, double seconds, int jobs)
+{
+    double other = c->wall - c->compile - c->run - c->timing - c->error - c->build_wait -
+                   c->lock;
     printf("search: %ld evaluations (%ld invalid) in %.1f s with %d workers: %.3f evaluations/s\n",
            c->n, c->invalid, seconds, jobs, c->n / seconds);
     printf("  share of the workers' evaluation time (%.1f s): compile %.1f%%, run (outputs) "
-           "%.1f%%, timing %.1f%%, error metrics %.1f%%, waiting for the timing lock %.1f%%, "
-           "other %.1f%%\n", c->wall / 1000, 100 * c->compile / c->wall, 100 * c->run / c->wall,
-           100 * c->timing / c->wall, 100 * c->error / c->wall, 100 * c->lock / c->wall,
-           100 * other / c->wall);
-    printf("  per evaluation: compile %.0f ms, run %.0f ms, timing %.0f ms, error %.0f ms, lock "
-           "wait %.0f ms\n", c->compile / c->n, c->run / c->n, c->timing / c->n, c->error / c->n,
-           c->lock / c->n);
+           "%.1f%%, error metrics %.1f%%, timing %.1f%%, waiting to build %.1f%%, waiting to "
+           "time %.1f%%, other %.1f%%\n", c->wall / 1000, 100 * c->compile / c->wall,
+           100 * c->run / c->wall, 100 * c->error / c->wall, 100 * c->timing / c->wall,
+           100 * c->build_wait / c->wall, 100 * c->lock / c->wall, 100 * other / c->wall);
+    printf("  per evaluation: compile %.0f ms, run %.0f ms, error %.0f ms, timing %.0f ms, wait "
+           "to build %.0f ms, wait to time %.0f ms\n", c->compile / c->n, c->run / c->n,
+           c->error / c->n, c->timing / c->n, c->build_wait / c->n, c->lock / c->n);
+    print_screening(c);
+    print_projection("at its floor", c->nominal, c->n_jobs);
+    printf("    16 cores against one core that times every candidate in full (no screening): "
+           "%.1fx\n", c->one_core_all_full / sim_node(c->nominal, c->n_jobs, 16, true));
+    print_projection("as measured here", c->jobs, c->n_jobs);
 }
 
 /* 1. A short search through the pool. */
@@ -147,7 +244,10 @@ static int search(const bench_args *a)
     pf_tune_free(t);
     char *log = pf_path_join(run, "evaluations.jsonl"), *text;
     size_t len;
-    costs c = { 0 };
+    static costs c;
+    c.screen_ms = cfg.eval.screen_ms;
+    c.min_sample_ms = cfg.eval.min_sample_ms;
+    c.samples = cfg.eval.samples;
     if (rc == 0 && pf_read_file(log, (size_t)1 << 30, &text, &len, &err) == 0) {
         for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
             add_costs(&c, line);
@@ -194,7 +294,7 @@ static void ga_cost(void)
 
 static int parse(int argc, char **argv, bench_args *a)
 {
-    *a = (bench_args){ 12, 4, 0, 5, 0, 0, NULL };
+    *a = (bench_args){ 12, 4, 0, 5, 0, 0, -1, -1, NULL };
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (strcmp(k, "--population") == 0)
@@ -205,6 +305,10 @@ static int parse(int argc, char **argv, bench_args *a)
             a->jobs = atoi(v);
         else if (strcmp(k, "--samples") == 0)
             a->samples = atoi(v);
+        else if (strcmp(k, "--screen-ms") == 0)
+            a->screen_ms = atof(v);
+        else if (strcmp(k, "--screen-margin") == 0)
+            a->screen_margin = atof(v);
         else if (strcmp(k, "--keep") == 0)
             a->keep = v;
         else if (strcmp(k, "--resolution") != 0 ||
@@ -219,7 +323,8 @@ int main(int argc, char **argv)
     bench_args a;
     if (parse(argc, argv, &a) != 0) {
         fprintf(stderr, "usage: bench_search [--population N] [--generations G] [--jobs J] "
-                "[--resolution WxH] [--samples S] [--keep DIR]\n");
+                "[--resolution WxH] [--samples S] [--screen-ms MS] [--screen-margin M] "
+                "[--keep DIR]\n");
         return 2;
     }
     printf("bench_search: apps/blur.pf on the bundled training photos%s\n",

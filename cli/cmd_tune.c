@@ -418,9 +418,10 @@ static int run_mpi(tune_args *a)
     int lost = pf_mpi_master_close(ev);
     pf_tune_free(t);
     if (lost)
-        pf_cli_error("%d worker rank%s lost: ending the MPI job with MPI_Abort(status 0), as "
+        pf_cli_error("%d worker rank%s %s: ending the MPI job with MPI_Abort(status 0), as "
                      "MPI_Finalize would wait for %s forever; the run directory is complete",
-                     lost, lost == 1 ? " was" : "s were", lost == 1 ? "it" : "them");
+                     lost, lost == 1 ? "" : "s", rc == 3 ? "not waited for after the stop"
+                     : lost == 1 ? "was lost" : "were lost", lost == 1 ? "it" : "them");
     pf_mpi_end(m, lost > 0);
     return rc;
 }

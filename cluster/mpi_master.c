@@ -356,9 +356,7 @@ static void master_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int
 {
     master *p = (master *)ev;
     free(p->front);
-    p->front = n > 0 ? pf_xmalloc(sizeof *pts * (size_t)n) : NULL;
-    if (n > 0)
-        memcpy(p->front, pts, sizeof *pts * (size_t)n);
+    p->front = pf_front_copy(pts, n);
     p->n_front = n;
 }
 

@@ -234,32 +234,6 @@ static int on_message(pool *p, int i, pf_error *err)
 
 /* ---- dispatch and the event loop ---- */
 
-/* Seven significant digits, as the records hold them. */
-static json_object *num(double v)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.7g", v);
-    return json_object_new_double_s(v, buf);
-}
-
-json_object *pf_pool_request_json(long id, pf_image_set set, const char *schedule,
-                                  const pf_front_point *front, int n_front)
-{
-    json_object *q = json_object_new_object();
-    json_object_object_add(q, "id", json_object_new_int64(id));
-    json_object_object_add(q, "set", json_object_new_string(pf_image_set_name(set)));
-    json_object_object_add(q, "schedule", json_object_new_string(schedule));
-    json_object *f = json_object_new_array();
-    for (int i = 0; i < n_front; i++) {
-        json_object *pt = json_object_new_array();
-        json_object_array_add(pt, num(front[i].error));
-        json_object_array_add(pt, num(front[i].time));
-        json_object_array_add(f, pt);
-    }
-    json_object_object_add(q, "frontier", f);
-    return q;
-}
-
 static int dispatch(pool *p, int i, pf_error *err)
 {
     worker *w = &p->w[i];
@@ -386,9 +360,7 @@ static void pool_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n
 {
     pool *p = (pool *)ev;
     free(p->front);
-    p->front = n > 0 ? pf_xmalloc(sizeof *pts * (size_t)n) : NULL;
-    if (n > 0)
-        memcpy(p->front, pts, sizeof *pts * (size_t)n);
+    p->front = pf_front_copy(pts, n);
     p->n_front = n;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,32 @@ static void heartbeat(void *ctx, const char *phase)
 }
 
 /* ---- requests ---- */
+
+/* Seven significant digits, as the records hold them. */
+static json_object *num(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.7g", v);
+    return json_object_new_double_s(v, buf);
+}
+
+json_object *pf_pool_request_json(long id, pf_image_set set, const char *schedule,
+                                  const pf_front_point *front, int n_front)
+{
+    json_object *q = json_object_new_object();
+    json_object_object_add(q, "id", json_object_new_int64(id));
+    json_object_object_add(q, "set", json_object_new_string(pf_image_set_name(set)));
+    json_object_object_add(q, "schedule", json_object_new_string(schedule));
+    json_object *f = json_object_new_array();
+    for (int i = 0; i < n_front; i++) {
+        json_object *pt = json_object_new_array();
+        json_object_array_add(pt, num(front[i].error));
+        json_object_array_add(pt, num(front[i].time));
+        json_object_array_add(f, pt);
+    }
+    json_object_object_add(q, "frontier", f);
+    return q;
+}
 
 static void read_frontier(json_object *a, pf_pool_request *q)
 {

@@ -7,8 +7,8 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config git llvm-16-dev libz3-dev libpng-dev
-      libturbojpeg0-dev libjpeg62-turbo-dev libopenmpi-dev openmpi-bin libcunit1-dev
-      libjson-c-dev zlib1g-dev libzstd-dev bzip2)
+      libturbojpeg0-dev libjpeg62-turbo-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
+      libcunit1-dev libjson-c-dev zlib1g-dev libzstd-dev bzip2)
 for arg in "$@"; do
   case "$arg" in
     --bench) pkgs+=(libopencv-dev libhalide14-0-dev) ;;

@@ -54,6 +54,8 @@ typedef struct pf_eval_record {
     double error_ms;        /* error metrics */
     double timing_ms;       /* the timed, interleaved calls (screening and full timing) */
     double build_wait_ms;   /* waiting for the node's timing to end before building */
+    double build_cpu_ms;    /* CPU time of building (compile, outputs, error; all threads): what
+                               a build takes on a core of its own */
     double lock_wait_ms;    /* waiting for the turn to time (the node quiet) */
     double wall_ms;         /* the whole evaluation, as the worker saw it */
 } pf_eval_record;

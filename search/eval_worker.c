@@ -187,9 +187,7 @@ void pf_eval_worker_use_alarms(pf_eval_worker *w, bool on)
 void pf_eval_worker_set_frontier(pf_eval_worker *w, const pf_front_point *pts, int n)
 {
     free(w->front);
-    w->front = n > 0 ? pf_xmalloc(sizeof *pts * (size_t)n) : NULL;
-    if (n > 0)
-        memcpy(w->front, pts, sizeof *pts * (size_t)n);
+    w->front = pf_front_copy(pts, n);
     w->n_front = n;
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -265,6 +266,15 @@ static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, int s
     return status;
 }
 
+/* CPU time of this process (every thread), ms. */
+static double cpu_ms(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+           (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
 /* Building, alongside the node's other workers: compile, the untimed first calls, the error
  * metrics. */
 static int build_phase(pf_eval_worker *w, eval_set *set, candidate *c, const char *text,
@@ -273,11 +283,13 @@ static int build_phase(pf_eval_worker *w, eval_set *set, candidate *c, const cha
     double t0 = pf_now_ms();
     pf_node_build_begin(&w->node);
     out->build_wait_ms = pf_now_ms() - t0;
+    double cpu0 = cpu_ms();
     int rc = build(w, text, c, out);
     if (rc == 0)
         rc = outputs_phase(w, set, c, text, out);
     if (rc == 0)
         rc = error_phase(w, set, c, out);
+    out->build_cpu_ms = cpu_ms() - cpu0;
     pf_node_build_end(&w->node);
     return rc;
 }

@@ -77,8 +77,8 @@ double pf_eval_worker_exact_ms(const pf_eval_worker *w, pf_image_set set, int i)
 /* Kill the process with SIGALRM when a candidate runs past its limit (for pool workers only:
  * in-process callers have no hang protection). */
 void pf_eval_worker_use_alarms(pf_eval_worker *w, bool on);
-/* The training frontier the screening compares candidates with (copied). The exact program,
- * time 1 at error 0, always counts as a point of it. */
+/* The training frontier the screening compares candidates with (copied): measured points only
+ * (so a candidate set aside is dominated by a record of the run, never on its frontier). */
 void pf_eval_worker_set_frontier(pf_eval_worker *w, const pf_front_point *pts, int n);
 /* Whether a screened candidate (error, time) may reach the frontier: no point with no more
  * error is faster than (1 - margin) x time. */
@@ -88,6 +88,8 @@ bool pf_screen_may_reach(const pf_front_point *front, int n, double error, doubl
  * frontier), dropping the points it dominates; a dominated point is not added (returns
  * false). *front is realloc'd as needed. */
 bool pf_front_add(pf_front_point **front, int *n, double error, double time);
+/* A malloc'd copy of n points (NULL when n is 0). */
+pf_front_point *pf_front_copy(const pf_front_point *pts, int n);
 
 /* Called at each phase of an evaluation ("compiled", "timing", ...): the pool's watchdog
  * resets its deadline on it. */

@@ -99,6 +99,7 @@ static void add_costs(json_object *o, const pf_eval_record *r)
     json_object_object_add(o, "error_ms", num(r->error_ms));
     json_object_object_add(o, "timing_ms", num(r->timing_ms));
     json_object_object_add(o, "build_wait_ms", num(r->build_wait_ms));
+    json_object_object_add(o, "build_cpu_ms", num(r->build_cpu_ms));
     json_object_object_add(o, "lock_wait_ms", num(r->lock_wait_ms));
     json_object_object_add(o, "wall_ms", num(r->wall_ms));
 }
@@ -176,6 +177,7 @@ static void read_costs(json_object *o, pf_eval_record *r)
     r->error_ms = get_num(o, "error_ms", 0);
     r->timing_ms = get_num(o, "timing_ms", 0);
     r->build_wait_ms = get_num(o, "build_wait_ms", 0);
+    r->build_cpu_ms = get_num(o, "build_cpu_ms", 0);
     r->lock_wait_ms = get_num(o, "lock_wait_ms", 0);
     r->wall_ms = get_num(o, "wall_ms", 0);
 }

@@ -6,12 +6,12 @@
 
 #include "base/arena.h"
 
+#include <string.h>
+
 bool pf_screen_may_reach(const pf_front_point *front, int n, double error, double time,
                          double margin)
 {
     double bound = time * (1 - margin);
-    if (bound > 1.0)
-        return false;  /* the exact program, time 1 at error 0, beats it */
     for (int i = 0; i < n; i++)
         if (front[i].error <= error && front[i].time < bound)
             return false;
@@ -33,4 +33,13 @@ bool pf_front_add(pf_front_point **front, int *n, double error, double time)
     *front = f;
     *n = m;
     return true;
+}
+
+pf_front_point *pf_front_copy(const pf_front_point *pts, int n)
+{
+    if (n <= 0)
+        return NULL;
+    pf_front_point *f = pf_xmalloc(sizeof *f * (size_t)n);
+    memcpy(f, pts, sizeof *f * (size_t)n);
+    return f;
 }

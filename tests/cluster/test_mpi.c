@@ -125,8 +125,19 @@ static void free_records(pf_eval_record *r, int n)
     free(r);
 }
 
+/* Whether a valid training record is dominated by another (then it is not on the frontier). */
+static bool dominated(const pf_eval_record *r, int n, int i)
+{
+    for (int k = 0; k < n; k++)
+        if (k != i && r[k].valid && r[k].set == PF_SET_TRAIN && r[k].error <= r[i].error &&
+            r[k].time <= r[i].time && (r[k].error < r[i].error || r[k].time < r[i].time))
+            return true;
+    return false;
+}
+
 /* A finished run: its files, every id at most once (and with `contiguous`, every id from 0 on:
- * nothing lost), every genome measured once, every record from a worker rank with its host.
+ * nothing lost), every genome measured once, every record from a worker rank with its host,
+ * every training-frontier point timed in full (screening sets aside only dominated ones).
  * Returns how many records rank `rank` made. */
 static int check_run(const char *dir, int rank, bool contiguous)
 {
@@ -157,6 +168,8 @@ static int check_run(const char *dir, int rank, bool contiguous)
         CU_ASSERT_EQUAL(same_text, 1);
         CU_ASSERT(r[i].rank >= 1 && r[i].worker == r[i].rank);
         CU_ASSERT(r[i].host && r[i].host[0]);
+        if (r[i].valid && r[i].set == PF_SET_TRAIN && !dominated(r, n, i))
+            CU_ASSERT(r[i].full_timing);
         mine += r[i].rank == rank;
     }
     free_records(r, n);
