@@ -98,30 +98,10 @@ typedef struct costs {
     long n, invalid, full, screened;
     double ratio[4096];  /* time / screen_time of the candidates timed in full after screening */
     int n_ratio;
-    sim_job jobs[4096];  /* every evaluation's build and timing, for the projection */
-    sim_job nominal[4096];  /* the same with timing at its floor (floor_timing) */
-    int n_jobs, samples;
+    pf_eval_record *recs;  /* every record, for the projection */
+    int n_recs, samples;
     double screen_ms, min_sample_ms;
-    double one_core_all_full;  /* ms: one worker timing every candidate in full, at the floor */
 } costs;
-
-/* A record's timing at its floor: blocks exactly as long as the protocol asks (screening: one
- * pair of screen_ms per image; full: samples pairs of min_sample_ms), probe calls free. Where a
- * call is shorter than a block (blur at 820x614 and below on any recent CPU), a quiet node
- * times in about this; load stretches it, which is why it is used for the projection. With
- * `all_full`: as if timed in full without screening. */
-static double floor_timing(const costs *c, const pf_eval_record *r, bool all_full)
-{
-    double t = 0;
-    for (int i = 0; i < r->n_images; i++) {
-        int samples = r->full_timing ? r->images[i].samples : c->samples;
-        if (isfinite(r->screen_time) && !all_full)
-            t += 2 * c->screen_ms;
-        if (r->full_timing || all_full)
-            t += samples * 2 * c->min_sample_ms;
-    }
-    return t;
-}
 
 static void add_costs(costs *c, const char *line)
 {
@@ -137,19 +117,14 @@ static void add_costs(costs *c, const char *line)
     c->wall += r.wall_ms;
     c->n++;
     c->invalid += !r.valid;
-    if (c->n_jobs < 4096) {  /* the test re-measurement (generation -1) comes last */
-        int g = r.generation >= 0 ? r.generation : 1 << 20;
-        c->nominal[c->n_jobs] = (sim_job){ r.build_cpu_ms, floor_timing(c, &r, false), g };
-        c->one_core_all_full += r.build_cpu_ms + floor_timing(c, &r, true);
-        c->jobs[c->n_jobs++] = (sim_job){ r.build_cpu_ms, r.timing_ms, g };
-    }
     if (r.valid && isfinite(r.screen_time)) {
         c->screened++;
         c->full += r.full_timing;
         if (r.full_timing && c->n_ratio < 4096)
             c->ratio[c->n_ratio++] = r.time / r.screen_time;
     }
-    pf_record_free(&r);
+    c->recs = realloc(c->recs, sizeof *c->recs * (size_t)(c->n_recs + 1));
+    c->recs[c->n_recs++] = r;
 }
 
 /* The screening's accuracy: time in full / screened time, over the candidates timed in full. */
@@ -169,29 +144,67 @@ static void print_screening(costs *c)
     printf("\n");
 }
 
+/* A record's timing on a quiet node: per image a probe call, then per sample an exact and a
+ * candidate block, each lasting its minimum (screen_ms, min_sample_ms) or one call; the
+ * screening's pair first. Calls as long as the least loaded moment of the run says: the exact
+ * call the fastest seen on that image (emin), the candidate's that times its relative time
+ * (pairs make ratios robust to load, not per-call times). With `all_full`: timed in full
+ * without screening. */
+static double quiet_timing(const costs *c, const pf_eval_record *r, const double *emin,
+                           bool all_full)
+{
+    double t = 0;
+    for (int i = 0; r->valid && i < r->n_images && i < 64; i++) {
+        double te = emin[i], tc = r->images[i].rel_time * te;
+        int n = r->full_timing ? r->images[i].samples : tc > 4 * te ? 1 : c->samples;
+        if (isfinite(r->screen_time) && !all_full)
+            t += tc + fmax(c->screen_ms, te) + fmax(c->screen_ms, tc);
+        if (r->full_timing || all_full)
+            t += tc + n * (fmax(c->min_sample_ms, te) + fmax(c->min_sample_ms, tc));
+    }
+    return t;
+}
+
 /* Building (compile, outputs, error) spreads over the workers of a node; timing runs one
  * candidate at a time. A node of C cores with C workers, simulated under the node protocol
- * from this run's per-evaluation costs (node_sim.h): a build takes its CPU time (its own
- * core; other processes' load does not inflate it), a timing its wall time here (a loaded
- * machine stretches it) or its blocks' nominal length (an idle node). */
-static void print_projection(const char *what, const sim_job *jobs, int n)
+ * (node_sim.h) from this run's evaluations: a build takes its CPU time (its own core; other
+ * processes' load does not stretch it), a timing what it takes on a quiet node (quiet_timing;
+ * here, the load stretches it). */
+static void print_projection(const costs *c)
 {
-    double build = 0, timing = 0;
-    for (int i = 0; i < n; i++) {
-        build += jobs[i].build_ms / n;
-        timing += jobs[i].timing_ms / n;
+    double emin[64];
+    for (int i = 0; i < 64; i++)
+        emin[i] = INFINITY;
+    for (int k = 0; k < c->n_recs; k++)
+        for (int i = 0; c->recs[k].valid && i < c->recs[k].n_images && i < 64; i++)
+            emin[i] = fmin(emin[i], c->recs[k].images[i].t_exact_ms);
+    sim_job *jobs = calloc((size_t)c->n_recs + 1, sizeof *jobs);
+    double build = 0, timing = 0, one_all_full = 0;
+    for (int k = 0; k < c->n_recs; k++) {
+        const pf_eval_record *r = &c->recs[k];
+        int g = r->generation >= 0 ? r->generation : 1 << 20;  /* the test split comes last */
+        jobs[k] = (sim_job){ r->build_cpu_ms, quiet_timing(c, r, emin, false), g };
+        build += jobs[k].build_ms / c->n_recs;
+        timing += jobs[k].timing_ms / c->n_recs;
+        one_all_full += r->build_cpu_ms + quiet_timing(c, r, emin, true);
     }
-    printf("  node protocol, simulated from these %d evaluations, timing %s (build %.0f ms of "
-           "CPU, timing %.0f ms on average; one worker per core):\n", n, what, build, timing);
-    double one = sim_node(jobs, n, 1, true);
+    printf("  a node of C cores under the node protocol, simulated from these %d evaluations "
+           "(build %.0f ms of CPU, timing on a quiet node %.0f ms on average):\n", c->n_recs,
+           build, timing);
+    double one = sim_node(jobs, c->n_recs, 1, true);
     for (int cores = 1; cores <= 64; cores *= 4) {
-        double t = sim_node(jobs, n, cores, true);
-        printf("    %2d cores: %6.2f evaluations/s, %4.1fx one core", cores, 1000 * n / t, one / t);
+        double t = sim_node(jobs, c->n_recs, cores, true);
+        printf("    %2d cores: %6.2f evaluations/s, %4.1fx one core", cores,
+               1000 * c->n_recs / t, one / t);
         if (cores >= 16)
-            printf(" (%4.1fx without generation barriers)", one / sim_node(jobs, n, cores, false));
+            printf(" (%4.1fx without generation barriers)",
+                   one / sim_node(jobs, c->n_recs, cores, false));
         printf("\n");
     }
-    printf("    the limit, timing alone: %.1fx\n", (build + timing) / timing);
+    printf("    the limit, timing alone: %.1fx; 16 cores against one core that times every "
+           "candidate in full (no screening): %.1fx\n", (build + timing) / timing,
+           one_all_full / sim_node(jobs, c->n_recs, 16, true));
+    free(jobs);
 }
 
 static void print_costs(costs *c, double seconds, int jobs)
@@ -209,10 +222,7 @@ static void print_costs(costs *c, double seconds, int jobs)
            "to build %.0f ms, wait to time %.0f ms\n", c->compile / c->n, c->run / c->n,
            c->error / c->n, c->timing / c->n, c->build_wait / c->n, c->lock / c->n);
     print_screening(c);
-    print_projection("at its floor", c->nominal, c->n_jobs);
-    printf("    16 cores against one core that times every candidate in full (no screening): "
-           "%.1fx\n", c->one_core_all_full / sim_node(c->nominal, c->n_jobs, 16, true));
-    print_projection("as measured here", c->jobs, c->n_jobs);
+    print_projection(c);
 }
 
 /* 1. A short search through the pool. */
@@ -253,6 +263,9 @@ static int search(const bench_args *a)
             add_costs(&c, line);
         free(text);
         print_costs(&c, seconds, opt.jobs ? opt.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN));
+        for (int i = 0; i < c.n_recs; i++)
+            pf_record_free(&c.recs[i]);
+        free(c.recs);
     }
     if (!a->keep) {
         char cmd[600];

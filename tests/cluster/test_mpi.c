@@ -1,9 +1,10 @@
 /* The search over MPI, end to end: `mpirun -np N perfora tune` on blur (one 256x192 photo,
  * population 6, 3 generations, one short timing sample) with the launcher perfora was built
- * for (PF_MPI). A run on 3 ranks leaves a complete run directory whose every record names its
- * worker rank and host, and both worker ranks evaluated; a worker rank that dies mid-run
- * (PF_MPI_TEST_HOOK) loses no candidate; a whole job killed mid-run resumes with another
- * number of ranks. */
+ * for (PF_MPI). A run on 3 ranks (data broadcast by rank 0) leaves a complete run directory
+ * whose every record names its worker rank and host, and both worker ranks evaluated; a worker
+ * rank that dies mid-run (PF_MPI_TEST_HOOK) loses no candidate; a whole job killed mid-run
+ * resumes with another number of ranks; without a launcher the binary runs the local pool, and
+ * SIGTERM stops it cleanly. */
 #include "cluster/mpi.h"
 #include "results/rundir.h"
 #include "search/eval.h"
@@ -176,18 +177,35 @@ static int check_run(const char *dir, int rank, bool contiguous)
     return mine;
 }
 
+/* Whether the node-local copy of a run's broadcast data is still in $TMPDIR (its name: the
+ * FNV-1a hash of the run directory as rank 0 got it, cluster/mpi_master.c). */
+static bool data_left(const char *run)
+{
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (const char *c = run; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/perfora-%u-%016llx-data", tmp, (unsigned)getuid(), h);
+    return access(path, F_OK) == 0;
+}
+
+/* With --broadcast-data: the workers read the program and images rank 0 sent them. */
 static void test_search_on_three_ranks(void)
 {
     if (!have_mpirun())
         return;
     const char *dir = pf_test_tmp("mpi3");
-    const char *args[] = { PF_SOURCE_DIR "/apps/blur.pf", "--out", dir, SEARCH, NULL };
+    const char *args[] = { PF_SOURCE_DIR "/apps/blur.pf", "--out", dir, "--broadcast-data",
+                           SEARCH, NULL };
     CU_ASSERT_EQUAL_FATAL(finish(start_mpirun(3, NULL, args)), 0);
     CU_ASSERT(check_run(dir, 1, true) > 0);
     CU_ASSERT(check_run(dir, 2, true) > 0);  /* every worker rank evaluated something */
     char *log = read_text(dir, PF_RUN_LOG);
     CU_ASSERT_PTR_NOT_NULL(strstr(log, "MPI: rank 0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "broadcast by rank 0"));
     free(log);
+    CU_ASSERT(!data_left(dir));  /* the node's copy is removed at the end */
 }
 
 static void test_dead_worker_loses_nothing(void)
@@ -355,7 +373,25 @@ static void test_sigterm_stops_and_resumes(void)
     free(cp);
 }
 
+/* mpirun -np 1: a local run (no MPI_Init, the local pool), as the N = 1. */
+static void test_one_rank_is_a_local_run(void)
+{
+    if (!have_mpirun())
+        return;
+    const char *dir = pf_test_tmp("mpi1");
+    const char *args[] = { PF_SOURCE_DIR "/apps/blur.pf", "--out", dir, "--resolution",
+                           "256x192", "--max-images", "1", "--population", "3", "--generations",
+                           "1", "--samples", "1", "--min-sample-ms", "1", "--jobs", "2",
+                           "--no-test", "--quiet", NULL };
+    CU_ASSERT_EQUAL_FATAL(finish(start_mpirun(1, NULL, args)), 0);
+    char *log = read_text(dir, PF_RUN_LOG);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "local pool of 2 worker processes"));
+    free(log);
+}
+
 PF_TEST_SUITE(cluster_mpi, PF_TEST(test_without_mpirun_runs_the_local_pool),
+              PF_TEST(test_one_rank_is_a_local_run),
               PF_TEST(test_sigterm_stops_and_resumes),
               PF_TEST(test_search_on_three_ranks),
               PF_TEST(test_dead_worker_loses_nothing),
