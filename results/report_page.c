@@ -61,6 +61,8 @@ static const char css[] =
     "th,td{border:1px solid #b5b5b5;padding:3px 6px;vertical-align:top;text-align:left}\n"
     "th{background:#f0f0f0}td.num{text-align:right;white-space:nowrap;"
     "font-variant-numeric:tabular-nums}\n"
+    "table.variants{width:100%}td.genes{min-width:24em;width:45%}td.name{white-space:nowrap}\n"
+    "td.spread{white-space:normal;min-width:9em}\n"
     "ul.genes{margin:0;padding-left:1.1em}ul.genes li{margin:0}\n"
     "details pre{font-size:0.85em;margin:2px 0;white-space:pre-wrap}\n"
     "summary{cursor:pointer;color:#0b5394}\n"
@@ -69,7 +71,7 @@ static const char css[] =
     ".shots figure{margin:0}.shots img{width:100%;height:auto;border:1px solid #999}\n"
     ".shots img.map{image-rendering:pixelated}\n"
     "figcaption{font-size:0.85em;color:#222}\n"
-    "svg{max-width:100%;height:auto}\n"
+    "svg{max-width:100%;height:auto}#pareto svg{width:100%;max-width:980px}\n"
     "dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:3px 18px}\n"
     "dl.facts dt{font-weight:bold}dl.facts dd{margin:0}\n"
     ".caption{font-size:0.9em;color:#333;max-width:800px}\n"
@@ -139,10 +141,10 @@ static void summary_row(const pf_report_run *r, const int *idx, const char *spli
 static void summary(const pf_report_run *r, pf_strbuf *sb)
 {
     pf_sb_puts(sb, "<section id=\"summary\"><h2>In short</h2>\n<p>");
-    pf_html_printf(sb, "The training frontier has %d variants. Speedup over the exact program "
+    pf_html_printf(sb, "The training frontier has %d variant%s. Speedup over the exact program "
                    "within an error budget (mean CIE76 \xCE\x94" "E in Lab), and the frontier's "
                    "area (the mean relative time over budgets 0 to %g; lower is better):",
-                   r->n_front, r->cfg.max_error);
+                   r->n_front, r->n_front == 1 ? "" : "s", r->cfg.max_error);
     pf_sb_puts(sb, "</p>\n<table><tr><th>images</th>");
     for (double e = 1; e <= r->cfg.max_error * 1.0001; e *= 2)
         pf_sb_printf(sb, "<th>error \xE2\x89\xA4 %g</th>", e);

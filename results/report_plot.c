@@ -38,9 +38,10 @@ void pf_axis_fit(pf_axis *a, double lo, double hi, bool log_scale)
         hi = lo > 0 ? lo * 2 : lo + 1;
         lo = log_scale ? lo / 2 : lo > 0 ? 0 : lo - 1;
     }
-    if (log_scale) {
-        a->lo = exp2(floor(log2(lo) + 1e-9));
-        a->hi = exp2(ceil(log2(hi) - 1e-9));
+    if (log_scale) {  /* a little room around the data; ticks stay at powers of two */
+        double pad = (log2(hi) - log2(lo)) * 0.04;
+        a->lo = exp2(log2(lo) - pad);
+        a->hi = exp2(log2(hi) + pad);
         return;
     }
     double step = nice_step(hi - lo, 5);
@@ -67,6 +68,8 @@ int pf_axis_ticks(const pf_axis *a, double *t, int max)
         return n;
     }
     double step = nice_step(a->hi - a->lo, 5);
+    if (a->integer && step < 1)
+        step = 1;
     for (double v = ceil(a->lo / step - 1e-9) * step; v <= a->hi + step * 1e-9 && n < max;
          v += step)
         t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
@@ -81,7 +84,7 @@ void pf_axis_label(const pf_axis *a, double v, char *buf, size_t n)
         return;
     }
     int digits = 0;
-    if (!a->log2) {
+    if (!a->log2 && !a->integer) {
         double step = nice_step(a->hi - a->lo, 5);
         digits = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
     }

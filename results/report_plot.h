@@ -18,9 +18,11 @@ typedef struct pf_axis {
     bool log2;           /* log scale with ticks at powers of two */
     double p0, p1;       /* canvas positions of lo and hi */
     const char *suffix;  /* after tick labels ("x" for speedups), or NULL */
+    bool integer;        /* ticks at whole numbers only (generations) */
 } pf_axis;
 
-/* Widens [lo, hi] to nice bounds (multiples of a 1-2-5 step, or powers of two). */
+/* Fits the axis to [lo, hi]: linear axes widen to multiples of a 1-2-5 step, log axes get a
+ * margin of 4% of their span at both ends (their ticks are powers of two). */
 void pf_axis_fit(pf_axis *a, double lo, double hi, bool log_scale);
 double pf_axis_pos(const pf_axis *a, double v);
 /* Tick values inside the range; returns the count (at most max). */

@@ -53,11 +53,9 @@ pf_canvas *pf_report_area_plot(pf_report_run *const *runs, int n)
     pf_plot p;
     pf_canvas *c = chart("Frontier area after each generation (training images; lower is "
                          "better)", lh, &p);
-    pf_axis_fit(&p.x, 0, gmax > 1 ? gmax - 1 : 1, false);
+    p.x = (pf_axis){ .lo = -0.3, .hi = gmax - 0.7, .integer = true };
     pf_axis_fit(&p.y, 0, 1, false);
-    char ytitle[96];
-    snprintf(ytitle, sizeof ytitle, "area (mean rel. time, error 0..%g)", runs[0]->cfg.max_error);
-    pf_plot_frame(&p, "generation", ytitle);
+    pf_plot_frame(&p, "generation", "frontier area");
     for (int i = n - 1; i >= 0; i--) {
         int g = generations_of(runs[i]);
         double *x = pf_xmalloc(sizeof(double) * 2 * (size_t)(g + 1)), *y = x + g;
@@ -95,7 +93,7 @@ pf_canvas *pf_report_rate_plot(const pf_report_run *r)
             hi = fmax(hi, g->measured / g->seconds);
         gmax = fmax(gmax, g->generation);
     }
-    pf_axis_fit(&p.x, -0.5, gmax + 0.5, false);
+    p.x = (pf_axis){ .lo = -0.6, .hi = gmax + 0.6, .integer = true };
     pf_axis_fit(&p.y, 0, hi > 0 ? hi * 1.1 : 1, false);
     pf_plot_frame(&p, "generation", "evaluations per second");
     double bw = fmin(30, 0.7 * (p.x1 - p.x0) / (gmax + 1));

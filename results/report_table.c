@@ -24,8 +24,8 @@ static void speed_error(const pf_eval_record *r, pf_strbuf *sb)
                  1 / r->time, r->error);
 }
 
-/* "0.42 (0.38-0.45 over 12 images)": the record's relative time and its per-image range, and
- * the per-sample range when the records carry it. */
+/* The record's relative time, its range over the images, and the per-sample range when the
+ * records carry one (else how many samples each image's median took). */
 static void spread(const pf_eval_record *r, const pf_report_extra *x, pf_strbuf *sb)
 {
     if (!r || !r->valid) {
@@ -34,15 +34,15 @@ static void spread(const pf_eval_record *r, const pf_report_extra *x, pf_strbuf 
     }
     double lo, hi;
     pf_report_rel_spread(r, &lo, &hi);
-    pf_sb_printf(sb, "<td class=\"num\">%.3g", r->time);
+    pf_sb_printf(sb, "<td class=\"num spread\">%.3g<br/><small>", r->time);
     if (r->n_images > 1)
-        pf_sb_printf(sb, " (%.3g\xE2\x80\x93%.3g over %d images)", lo, hi, r->n_images);
+        pf_sb_printf(sb, "images %.3g\xE2\x80\x93%.3g<br/>", lo, hi);
     int samples = r->n_images ? r->images[0].samples : 0;
     if (x && !isnan(x->spread_lo))
-        pf_sb_printf(sb, "<br/>samples %.3g\xE2\x80\x93%.3g", x->spread_lo, x->spread_hi);
+        pf_sb_printf(sb, "samples %.3g\xE2\x80\x93%.3g", x->spread_lo, x->spread_hi);
     else if (samples)
-        pf_sb_printf(sb, "<br/>median of %d samples", samples);
-    pf_sb_puts(sb, "</td>");
+        pf_sb_printf(sb, "median of %d sample%s", samples, samples == 1 ? "" : "s");
+    pf_sb_puts(sb, "</small></td>");
 }
 
 static void quality_cells(const pf_eval_record *te, const pf_eval_record *tr, pf_strbuf *sb)
@@ -65,11 +65,11 @@ static void variant_row(const pf_report_run *r, const pf_program *prog, int k,
 {
     const pf_eval_record *tr = &r->recs[r->front[k]];
     const pf_eval_record *te = r->test[k] >= 0 ? &r->recs[r->test[k]] : NULL;
-    pf_sb_printf(sb, "<tr id=\"variant-%d\"><td class=\"num\"><strong>variant %d</strong><br/>"
+    pf_sb_printf(sb, "<tr id=\"variant-%d\"><td class=\"name\"><strong>variant %d</strong><br/>"
                  "<small>frontier/variant-%03d.sched</small>", k, k, k);
     if (imgs && !imgs->skipped)
         pf_sb_printf(sb, "<br/><a href=\"#shot-%d\">pictures</a>", k);
-    pf_sb_puts(sb, "</td><td>");
+    pf_sb_puts(sb, "</td><td class=\"genes\">");
     if (prog)
         pf_report_genes_html(prog, tr->schedule, sb);
     pf_sb_puts(sb, "<details><summary>schedule</summary><pre>");
@@ -96,11 +96,11 @@ void pf_report_variants_section(const pf_report_run *r, const pf_program *prog,
                "units; PSNR and SSIM are on the test images (or the training images where "
                "marked). Relative time is the candidate's time over the exact program's, "
                "per image the median of paired samples, then averaged over the images; the "
-               "range is over the images.</p>\n<table>\n<tr><th rowspan=\"2\">variant</th>"
+               "range is over the images.</p>\n<table class=\"variants\">\n<tr><th rowspan=\"2\">variant</th>"
                "<th rowspan=\"2\">what it does</th><th colspan=\"2\">training images</th>"
                "<th colspan=\"2\">test images</th><th rowspan=\"2\">PSNR</th>"
-               "<th rowspan=\"2\">SSIM</th><th rowspan=\"2\">relative time, spread</th>"
-               "<th rowspan=\"2\">found in generation</th></tr>\n<tr><th>speedup</th>"
+               "<th rowspan=\"2\">SSIM</th><th rowspan=\"2\">relative time</th>"
+               "<th rowspan=\"2\">gene&#173;ration</th></tr>\n<tr><th>speedup</th>"
                "<th>error</th><th>speedup</th><th>error</th></tr>\n");
     for (int k = 0; k < r->n_front; k++)
         variant_row(r, prog, k, imgs, sb);

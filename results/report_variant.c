@@ -65,7 +65,7 @@ pf_canvas *pf_report_heat_legend(double top)
     }
     pf_paint frame = { PF_GREY, PF_NONE, 1, 1, PF_DASH_SOLID };
     pf_canvas_rect(c, x0, y0, x1 - x0, h, &frame);
-    pf_axis a = { 0, top, false, x0, x1, NULL };
+    pf_axis a = { .lo = 0, .hi = top, .p0 = x0, .p1 = x1 };
     double t[16];
     int nt = pf_axis_ticks(&a, t, 16);
     for (int i = 0; i < nt; i++) {
@@ -128,7 +128,9 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The 99th percentile and the mean of an error map. */
+/* The 95th percentile and the mean of an error map. The scale's top is the largest 95th
+ * percentile of the variants: a few large errors (often along borders) saturate instead of
+ * leaving the rest of every map dark. */
 static double map_stats(const pf_image *map, double *mean)
 {
     size_t n = (size_t)map->width * (size_t)map->height, k = 0;
@@ -142,10 +144,10 @@ static double map_stats(const pf_image *map, double *mean)
         }
     }
     qsort(v, n, sizeof *v, cmp_float);
-    double p99 = v[(size_t)(0.99 * (double)(n - 1))];
+    double p95 = v[(size_t)(0.95 * (double)(n - 1))];
     free(v);
     *mean = sum / (double)n;
-    return p99;
+    return p95;
 }
 
 static int save_heat(const pf_image *map, double top, const char *path, pf_error *err)
