@@ -14,9 +14,7 @@
 
 #define PF_REPORT_MAX_RUNS 12  /* distinct styles stay distinguishable up to about this */
 
-static void note(const pf_report_options *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note(const pf_report_options *o, const char *fmt, ...)
+void pf_report_note(const pf_report_options *o, const char *fmt, ...)
 {
     if (!o->note)
         return;
@@ -36,7 +34,7 @@ static int load_runs(const pf_report_options *o, pf_report_run **runs, int n, pf
         if (pf_report_run_load(runs[i], dir, err) != 0)
             return -1;
         if (!runs[i]->finished)
-            note(o, "report: %s is not finished (running, or stopped before the end): "
+            pf_report_note(o, "report: %s is not finished (running, or stopped before the end): "
                  "reporting its %d complete records", dir, runs[i]->n_recs);
     }
     return 0;
@@ -89,7 +87,7 @@ static int build(pf_report_run *const *runs, int n, const pf_report_options *o,
     if (rc == 0) {
         pf_strbuf page;
         pf_sb_init(&page);
-        pf_report_page(runs, n, prog, &imgs, o, &page);
+        pf_report_page(runs, n, prog, &imgs, &page);
         rc = write_text(tmp, PF_REPORT_INDEX, &page, err);
         pf_sb_free(&page);
     }

@@ -156,8 +156,7 @@ int pf_dash_pattern(pf_dash d, double *len)
 
 /* ---- SVG ---- */
 
-/* Text content or an attribute value, XML-escaped. */
-static void xml_text(pf_strbuf *sb, const char *s)
+void pf_xml_escape(pf_strbuf *sb, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
@@ -214,7 +213,7 @@ static void close_elem(pf_strbuf *sb, const char *tag, const char *title)
         return;
     }
     pf_sb_puts(sb, "><title>");
-    xml_text(sb, title);
+    pf_xml_escape(sb, title);
     pf_sb_printf(sb, "</title></%s>\n", tag);
 }
 
@@ -243,7 +242,7 @@ static void svg_text(pf_strbuf *sb, const pf_prim *q)
     if (q->rotate)
         pf_sb_printf(sb, " transform=\"rotate(%d %.2f %.2f)\"", q->rotate, q->xy[0], q->xy[1]);
     pf_sb_putc(sb, '>');
-    xml_text(sb, q->text);
+    pf_xml_escape(sb, q->text);
     pf_sb_puts(sb, "</text>\n");
 }
 
@@ -275,11 +274,11 @@ void pf_canvas_svg(const pf_canvas *c, pf_strbuf *out)
     pf_sb_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
                  "viewBox=\"0 0 %g %g\" role=\"img\" font-family=\"DejaVu Sans, Helvetica, "
                  "Arial, sans-serif\">\n<title>", c->width, c->height, c->width, c->height);
-    xml_text(out, c->title);
+    pf_xml_escape(out, c->title);
     pf_sb_puts(out, "</title>\n");
     if (c->desc) {
         pf_sb_puts(out, "<desc>");
-        xml_text(out, c->desc);
+        pf_xml_escape(out, c->desc);
         pf_sb_puts(out, "</desc>\n");
     }
     pf_sb_printf(out, "<rect width=\"%g\" height=\"%g\" fill=\"#FFFFFF\"/>\n", c->width,

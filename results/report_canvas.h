@@ -108,6 +108,10 @@ double pf_text_width(const char *text, double size);
  * file and an inline element of the report's XHTML-compatible page). */
 void pf_canvas_svg(const pf_canvas *c, pf_strbuf *out);
 
+/* Text content or an attribute value, escaped for XML and HTML (control characters other
+ * than tab and newline dropped). */
+void pf_xml_escape(pf_strbuf *sb, const char *s);
+
 /* Rasterises at `scale` pixels per logical pixel onto white: anti-aliased strokes (round caps
  * and joins), fills, markers and stroke-font text. */
 pf_image *pf_canvas_raster(const pf_canvas *c, double scale, pf_error *err);

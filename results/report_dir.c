@@ -154,19 +154,26 @@ int pf_report_dir_check(const char *out, pf_error *err)
     return rc;
 }
 
-static void remove_tree(const char *root)
+/* Removes the listed files and (empty) directories under root, children first, then root. */
+static void remove_listed(const char *root, const listing *l)
 {
-    listing l = { 0 };
-    list_tree(root, "", &l, NULL);
-    for (int i = l.n - 1; i >= 0; i--) {  /* children after their parents: reverse order */
-        char *p = pf_path_join(root, l.path[i]);
-        if (l.path[i][strlen(l.path[i]) - 1] == '/')
+    for (int i = l->n - 1; i >= 0; i--) {  /* a parent is listed before its children */
+        char *p = pf_path_join(root, l->path[i]);
+        if (l->path[i][strlen(l->path[i]) - 1] == '/')
             rmdir(p);
         else
             unlink(p);
         free(p);
     }
     rmdir(root);
+}
+
+/* Removes a directory of ours (a partial report) whole. */
+static void remove_tree(const char *root)
+{
+    listing l = { 0 };
+    list_tree(root, "", &l, NULL);
+    remove_listed(root, &l);
     list_free(&l);
 }
 
@@ -225,15 +232,7 @@ static void remove_old(const char *old)
 {
     listing l = { 0 };
     if (read_manifest(old, &l, NULL) == 0)
-        for (int i = l.n - 1; i >= 0; i--) {
-            char *p = pf_path_join(old, l.path[i]);
-            if (l.path[i][strlen(l.path[i]) - 1] == '/')
-                rmdir(p);
-            else
-                unlink(p);
-            free(p);
-        }
-    rmdir(old);
+        remove_listed(old, &l);
     list_free(&l);
 }
 

@@ -4,6 +4,7 @@
 
 #include "base/arena.h"
 #include "search/pareto.h"
+#include "search/strmap.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -22,9 +23,9 @@ static void fact(pf_strbuf *sb, const char *name, const char *fmt, ...)
     pf_sb_vprintf(&v, fmt, ap);
     va_end(ap);
     pf_sb_puts(sb, "<dt>");
-    pf_html_escape(sb, name);
+    pf_xml_escape(sb, name);
     pf_sb_puts(sb, "</dt><dd>");
-    pf_html_escape(sb, pf_sb_str(&v));
+    pf_xml_escape(sb, pf_sb_str(&v));
     pf_sb_puts(sb, "</dd>\n");
     pf_sb_free(&v);
 }
@@ -50,19 +51,24 @@ static int count(const pf_report_run *r, pf_image_set set, int valid)
 /* Distinct workers, hosts and ranks seen in the records. */
 static void who_measured(const pf_report_run *r, pf_strbuf *sb)
 {
+    pf_strmap seen;
+    pf_strmap_init(&seen);
     int workers = 0, ranks = 0, hosts = 0;
     for (int i = 0; i < r->n_recs; i++) {
-        bool new_w = r->recs[i].worker >= 0, new_r = r->extra[i].rank >= 0,
-             new_h = r->extra[i].host != NULL;
-        for (int j = 0; j < i; j++) {
-            new_w &= r->recs[j].worker != r->recs[i].worker;
-            new_r &= r->extra[j].rank != r->extra[i].rank;
-            new_h &= !r->extra[j].host || strcmp(r->extra[j].host, r->extra[i].host) != 0;
+        char key[64];
+        snprintf(key, sizeof key, "worker %d", r->recs[i].worker);
+        workers += r->recs[i].worker >= 0 && pf_strmap_add(&seen, key, 0);
+        snprintf(key, sizeof key, "rank %d", r->extra[i].rank);
+        ranks += r->extra[i].rank >= 0 && pf_strmap_add(&seen, key, 0);
+        if (r->extra[i].host) {
+            pf_strbuf h;
+            pf_sb_init(&h);
+            pf_sb_printf(&h, "host %s", r->extra[i].host);
+            hosts += pf_strmap_add(&seen, pf_sb_str(&h), 0);
+            pf_sb_free(&h);
         }
-        workers += new_w;
-        ranks += new_r;
-        hosts += new_h;
     }
+    pf_strmap_free(&seen);
     if (r->evaluator)
         fact(sb, "evaluator", "%s", r->evaluator);
     fact(sb, "measured by", "%d worker%s%s", workers, workers == 1 ? "" : "s",
@@ -127,9 +133,9 @@ static void invalid_table(const pf_report_run *r, pf_strbuf *sb)
                    "message</th></tr>\n");
     for (int i = 0; i < n; i++) {
         pf_sb_puts(sb, "<tr><td>");
-        pf_html_escape(sb, k[i].kind);
+        pf_xml_escape(sb, k[i].kind);
         pf_sb_printf(sb, "</td><td class=\"num\">%d</td><td><small>", k[i].count);
-        pf_html_escape(sb, k[i].example);
+        pf_xml_escape(sb, k[i].example);
         pf_sb_puts(sb, "</small></td></tr>\n");
     }
     if (n)
@@ -170,9 +176,9 @@ static void compare_row(const pf_report_run *r, pf_strbuf *sb)
         }
     char *t = pf_report_run_title(r);
     pf_sb_puts(sb, "<tr><td>");
-    pf_html_escape(sb, t);
+    pf_xml_escape(sb, t);
     pf_sb_puts(sb, "</td><td>");
-    pf_html_escape(sb, r->dir);
+    pf_xml_escape(sb, r->dir);
     pf_sb_printf(sb, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td>",
                  count(r, PF_SET_TRAIN, -1), r->n_front);
     if (m)

@@ -58,6 +58,10 @@ typedef struct pf_report_run {
     int last_generation;       /* the highest generation among the records */
 } pf_report_run;
 
+/* A progress or warning line through o->note, if set. */
+void pf_report_note(const pf_report_options *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Reads RUN: config.json (a perfora run of format 1, else an error naming the format), the
  * complete lines of evaluations.jsonl (a torn last line is skipped, a bad line elsewhere is an
  * error with its line number), checkpoint.json and log.txt when present. Never writes. */
@@ -71,10 +75,8 @@ char *pf_report_run_title(const pf_report_run *r);
 /* Parses log.txt's text into r's log fields (report_log.c). */
 void pf_report_parse_log(pf_report_run *r, const char *text);
 
-/* The training frontier of the valid train records with generation <= gen (all when gen is
- * INT_MAX): indices into recs sorted by error; returns the count, *out malloc'd. */
-int pf_report_front(const pf_report_run *r, int gen, int **out);
-/* Our area (docs/search.md §5) of that frontier at the run's error cap. */
+/* Our area (docs/search.md §5) of the training frontier after generation gen, at the run's
+ * error cap. */
 double pf_report_area(const pf_report_run *r, int gen);
 /* The invalid records (both splits) grouped by the kind of their reason ("compile error",
  * "crashed", "run error", ...: the reason's words before a colon or " on IMAGE"). */

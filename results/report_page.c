@@ -14,21 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-void pf_html_escape(pf_strbuf *sb, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': pf_sb_puts(sb, "&lt;"); break;
-        case '>': pf_sb_puts(sb, "&gt;"); break;
-        case '&': pf_sb_puts(sb, "&amp;"); break;
-        case '"': pf_sb_puts(sb, "&quot;"); break;
-        default:
-            if ((unsigned char)*s >= 32 || *s == '\n' || *s == '\t')
-                pf_sb_putc(sb, *s);
-        }
-    }
-}
-
 void pf_html_printf(pf_strbuf *sb, const char *fmt, ...)
 {
     pf_strbuf tmp;
@@ -37,7 +22,7 @@ void pf_html_printf(pf_strbuf *sb, const char *fmt, ...)
     va_start(ap, fmt);
     pf_sb_vprintf(&tmp, fmt, ap);
     va_end(ap);
-    pf_html_escape(sb, pf_sb_str(&tmp));
+    pf_xml_escape(sb, pf_sb_str(&tmp));
     pf_sb_free(&tmp);
 }
 
@@ -258,9 +243,8 @@ static void foot(const pf_report_run *r, pf_strbuf *sb)
 }
 
 void pf_report_page(pf_report_run *const *runs, int n, const pf_program *prog,
-                    const pf_report_images *imgs, const pf_report_options *opt, pf_strbuf *out)
+                    const pf_report_images *imgs, pf_strbuf *out)
 {
-    (void)opt;
     head(runs[0], out);
     summary(runs[0], out);
     pareto_section(runs, n, out);

@@ -5,15 +5,13 @@
 
 #include "results/report_internal.h"
 
-/* Text content or attribute value, escaped. */
-void pf_html_escape(pf_strbuf *sb, const char *s);
 void pf_html_printf(pf_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A canvas as inline SVG, then freed (nothing for NULL). */
 void pf_html_svg(pf_strbuf *sb, pf_canvas *c);
 
 /* The whole page (XHTML-compatible HTML5) for runs[0] with runs[1..n-1] compared. */
 void pf_report_page(pf_report_run *const *runs, int n, const pf_program *prog,
-                    const pf_report_images *imgs, const pf_report_options *opt, pf_strbuf *out);
+                    const pf_report_images *imgs, pf_strbuf *out);
 
 void pf_report_variants_section(const pf_report_run *r, const pf_program *prog,
                                 const pf_report_images *imgs, pf_strbuf *sb);

@@ -21,7 +21,7 @@
 #define TOP 36.0
 #define PLOT_H 400.0
 #define BELOW 56.0     /* tick labels and the x title */
-#define MIN_SPEEDUP (1.0 / 32)
+#define MIN_SPEEDUP (1.0 / 64)
 #define DOT_COLOUR 0x7F7F7Fu
 #define LABEL_FONT 10.0
 
@@ -64,56 +64,61 @@ typedef struct range {
 static void widen(range *g, const series *s)
 {
     for (int i = 0; i < s->n; i++) {
-        if (s->x[i] >= MIN_SPEEDUP)
-            g->xlo = fmin(g->xlo, s->x[i]);
+        g->xlo = fmin(g->xlo, s->x[i] / 1.25);
         g->xhi = fmax(g->xhi, s->x[i]);
         g->ymax = fmax(g->ymax, s->y[i]);
     }
 }
 
-/* x: every frontier point and candidate no slower than MIN_SPEEDUP, and at least 0.5x..2x;
- * y: from 0 to the highest frontier point, but at most twice the error cap (the region the
- * summary numbers look at, with room above it). */
+/* x: the frontiers (every run, both splits) and at least 1/4x..2x, no slower than MIN_SPEEDUP:
+ * candidates far slower than any variant would squeeze the frontier into a corner, so they get
+ * ticks on the left edge instead; y: from 0 to the highest frontier point, but at most twice
+ * the error cap (the region the summary numbers look at, with room above it). */
 static range fit(pf_report_run *const *runs, int n, series (*fr)[2])
 {
-    range g = { 0.5, 2, 0 };
+    range g = { 0.25, 2, 0 };
     for (int i = 0; i < n; i++) {
         widen(&g, &fr[i][0]);
         widen(&g, &fr[i][1]);
     }
-    const pf_report_run *r = runs[0];
-    for (int i = 0; i < r->n_recs; i++)
-        if (r->recs[i].set == PF_SET_TRAIN && r->recs[i].valid &&
-            1.0 / r->recs[i].time >= MIN_SPEEDUP) {
-            g.xlo = fmin(g.xlo, 1.0 / r->recs[i].time);
-            g.xhi = fmax(g.xhi, 1.0 / r->recs[i].time);
-        }
-    double cap = 2 * r->cfg.max_error;
+    g.xlo = fmax(g.xlo, MIN_SPEEDUP);
+    double cap = 2 * runs[0]->cfg.max_error;
     g.ymax = fmax(1, fmin(g.ymax, cap));
     return g;
 }
 
 /* ---- drawing ---- */
 
-static int draw_dots(pf_plot *p, const pf_report_run *r, int *valid)
+typedef struct dots {
+    int valid;       /* valid training candidates */
+    int left;        /* slower than the axis: ticks on the left edge */
+    double slowest;  /* the lowest speedup among them */
+    int above;       /* error above the axis: not drawn */
+} dots;
+
+static void draw_dots(pf_plot *p, const pf_report_run *r, dots *d)
 {
     pf_paint dot = { PF_NONE, DOT_COLOUR, 0, 0.45, PF_DASH_SOLID };
-    int outside = 0;
-    *valid = 0;
+    pf_paint tick = { DOT_COLOUR, PF_NONE, 1.2, 0.7, PF_DASH_SOLID };
+    *d = (dots){ 0, 0, INFINITY, 0 };
     for (int i = 0; i < r->n_recs; i++) {
         const pf_eval_record *q = &r->recs[i];
         if (q->set != PF_SET_TRAIN || !q->valid)
             continue;
-        ++*valid;
+        d->valid++;
         double x = 1.0 / q->time, y = q->error;
-        if (!pf_plot_inside(p, x, y)) {
-            outside++;
-            continue;
+        if (y > p->y.hi) {
+            d->above++;
+        } else if (x < p->x.lo) {
+            d->left++;
+            d->slowest = fmin(d->slowest, x);
+            double cy = pf_axis_pos(&p->y, y);
+            pf_canvas_line(p->c, (double[4]){ p->x0 + 1, cy, p->x0 + 7, cy }, 2, &tick);
+        } else {
+            pf_canvas_marker(p->c, pf_axis_pos(&p->x, x), pf_axis_pos(&p->y, y),
+                             PF_MARK_CIRCLE, 2.2, &dot, NULL);
         }
-        pf_canvas_marker(p->c, pf_axis_pos(&p->x, x), pf_axis_pos(&p->y, y), PF_MARK_CIRCLE,
-                         2.2, &dot, NULL);
     }
-    return outside;
 }
 
 static void reference_lines(pf_plot *p, double cap)
@@ -239,18 +244,21 @@ static int count_invalid(const pf_report_run *r)
     return n;
 }
 
-static char *notes(pf_report_run *const *runs, int valid, int outside, int above, double ymax)
+static char *notes(pf_report_run *const *runs, const dots *d, int above, double ymax)
 {
     const pf_report_run *r = runs[0];
     pf_strbuf sb;
     pf_sb_init(&sb);
     pf_sb_printf(&sb, "%s: %d candidates evaluated on the training images, %d invalid "
-                 "(not plotted)", r->label, valid + count_invalid(r), count_invalid(r));
-    if (outside)
-        pf_sb_printf(&sb, "; %d candidates outside the axes", outside);
+                 "(not plotted)", r->label, d->valid + count_invalid(r), count_invalid(r));
+    if (d->left)
+        pf_sb_printf(&sb, "; %d slower than the axis (down to 1/%.3g\xC3\x97) are ticks on the "
+                     "left edge", d->left, 1 / d->slowest);
+    if (d->above)
+        pf_sb_printf(&sb, "; %d with error above %g are not drawn", d->above, ymax);
     if (above)
-        pf_sb_printf(&sb, "; %d frontier points above error %g drawn on the top edge", above,
-                     ymax);
+        pf_sb_printf(&sb, "; %d frontier points above error %g are drawn on the top edge",
+                     above, ymax);
     pf_sb_putc(&sb, '.');
     return pf_sb_take(&sb);
 }
@@ -267,9 +275,9 @@ static void axes(pf_plot *p, const range *g)
 }
 
 static void draw_all(pf_plot *p, pf_report_run *const *runs, int n, series (*fr)[2],
-                     int *valid, int *outside, int *above)
+                     dots *d, int *above)
 {
-    *outside = draw_dots(p, runs[0], valid);
+    draw_dots(p, runs[0], d);
     reference_lines(p, runs[0]->cfg.max_error);
     boxes *labels = pf_xcalloc(1, sizeof *labels);
     *above = 0;
@@ -299,10 +307,11 @@ pf_canvas *pf_report_pareto(pf_report_run *const *runs, int n)
     pf_plot p = { .c = c, .x0 = LEFT, .y0 = TOP, .x1 = WIDTH - RIGHT, .y1 = TOP + PLOT_H };
     range g = fit(runs, n, fr);
     axes(&p, &g);
-    int valid, outside, above;
-    draw_all(&p, runs, n, fr, &valid, &outside, &above);
+    dots d;
+    int above;
+    draw_all(&p, runs, n, fr, &d, &above);
     pf_legend_draw(c, LEFT, TOP + PLOT_H + BELOW, lw, e, ne);
-    char *note = notes(runs, valid, outside, above, p.y.hi);
+    char *note = notes(runs, &d, above, p.y.hi);
     double nh = pf_text_block(c, LEFT, TOP + PLOT_H + BELOW + lh + 4, lw, note, 11, 0x333333);
     c->height = ceil(TOP + PLOT_H + BELOW + lh + 4 + nh + 8);
     pf_canvas_set_desc(c, note);

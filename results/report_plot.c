@@ -138,32 +138,26 @@ static void seg(pf_canvas *c, double x0, double y0, double x1, double y1, uint32
     pf_canvas_line(c, (double[4]){ x0, y0, x1, y1 }, 2, &p);
 }
 
-static void x_ticks(pf_plot *p)
+/* Grid lines, tick marks and labels of the x axis (below the plot) or the y axis (left). */
+static void ticks(pf_plot *p, bool x_axis)
 {
+    const pf_axis *a = x_axis ? &p->x : &p->y;
     double t[32];
-    int n = pf_axis_ticks(&p->x, t, 32);
+    int n = pf_axis_ticks(a, t, 32);
     for (int i = 0; i < n; i++) {
-        double x = pf_axis_pos(&p->x, t[i]);
+        double v = pf_axis_pos(a, t[i]);
         char buf[32];
-        pf_axis_label(&p->x, t[i], buf, sizeof buf);
-        seg(p->c, x, p->y0, x, p->y1, PF_GRID, 1);
-        seg(p->c, x, p->y1, x, p->y1 + 5, PF_GREY, 1);
-        pf_canvas_text(p->c, x, p->y1 + 18, buf, PF_PLOT_FONT, PF_ANCHOR_MIDDLE, 0, 0x222222);
-    }
-}
-
-static void y_ticks(pf_plot *p)
-{
-    double t[32];
-    int n = pf_axis_ticks(&p->y, t, 32);
-    for (int i = 0; i < n; i++) {
-        double y = pf_axis_pos(&p->y, t[i]);
-        char buf[32];
-        pf_axis_label(&p->y, t[i], buf, sizeof buf);
-        seg(p->c, p->x0, y, p->x1, y, PF_GRID, 1);
-        seg(p->c, p->x0 - 5, y, p->x0, y, PF_GREY, 1);
-        pf_canvas_text(p->c, p->x0 - 8, y + PF_PLOT_FONT * 0.36, buf, PF_PLOT_FONT,
-                       PF_ANCHOR_END, 0, 0x222222);
+        pf_axis_label(a, t[i], buf, sizeof buf);
+        if (x_axis) {
+            seg(p->c, v, p->y0, v, p->y1, PF_GRID, 1);
+            seg(p->c, v, p->y1, v, p->y1 + 5, PF_GREY, 1);
+            pf_canvas_text(p->c, v, p->y1 + 18, buf, PF_PLOT_FONT, PF_ANCHOR_MIDDLE, 0, 0x222222);
+        } else {
+            seg(p->c, p->x0, v, p->x1, v, PF_GRID, 1);
+            seg(p->c, p->x0 - 5, v, p->x0, v, PF_GREY, 1);
+            pf_canvas_text(p->c, p->x0 - 8, v + PF_PLOT_FONT * 0.36, buf, PF_PLOT_FONT,
+                           PF_ANCHOR_END, 0, 0x222222);
+        }
     }
 }
 
@@ -173,8 +167,8 @@ void pf_plot_frame(pf_plot *p, const char *x_title, const char *y_title)
     p->x.p1 = p->x1;
     p->y.p0 = p->y1;  /* y grows upwards */
     p->y.p1 = p->y0;
-    x_ticks(p);
-    y_ticks(p);
+    ticks(p, true);
+    ticks(p, false);
     pf_paint frame = { PF_GREY, PF_NONE, 1, 1, PF_DASH_SOLID };
     double box[8] = { p->x0, p->y0, p->x1, p->y0, p->x1, p->y1, p->x0, p->y1 };
     pf_canvas_polygon(p->c, box, 4, &frame);

@@ -7,6 +7,7 @@
 #include "base/fileio.h"
 #include "results/tune_internal.h"
 #include "search/pareto.h"
+#include "search/strmap.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -190,32 +191,9 @@ static void read_log(pf_report_run *r)
 
 /* ---- frontiers ---- */
 
-int pf_report_front(const pf_report_run *r, int gen, int **out)
-{
-    int n = 0;
-    int *idx = pf_xmalloc(sizeof *idx * (size_t)(r->n_recs + 1));
-    double *tm = pf_xmalloc(sizeof *tm * 2 * (size_t)(r->n_recs + 1)), *er = tm + r->n_recs;
-    for (int i = 0; i < r->n_recs; i++) {
-        const pf_eval_record *q = &r->recs[i];
-        if (q->set == PF_SET_TRAIN && q->valid && q->generation <= gen) {
-            idx[n] = i;
-            tm[n] = q->time;
-            er[n++] = q->error;
-        }
-    }
-    int *front = pf_xmalloc(sizeof *front * (size_t)(n + 1));
-    int m = pf_pareto_front(tm, er, n, front);
-    for (int k = 0; k < m; k++)
-        front[k] = idx[front[k]];
-    free(idx);
-    free(tm);
-    *out = front;
-    return m;
-}
-
 double pf_report_area(const pf_report_run *r, int gen)
 {
-    int *front, n = pf_report_front(r, gen, &front);
+    int *front, n = pf_tune_front_of(r->recs, r->n_recs, gen, &front);
     double *tm = pf_xmalloc(sizeof *tm * 2 * (size_t)(n + 1)), *er = tm + n;
     for (int i = 0; i < n; i++) {
         tm[i] = r->recs[front[i]].time;
@@ -230,14 +208,16 @@ double pf_report_area(const pf_report_run *r, int gen)
 /* Each frontier variant's test record: the last test record of the same schedule. */
 static void match_tests(pf_report_run *r)
 {
+    pf_strmap tests;
+    pf_strmap_init(&tests);
+    for (int i = 0; i < r->n_recs; i++)
+        if (r->recs[i].set == PF_SET_TEST)
+            pf_strmap_put(&tests, r->recs[i].schedule, i);
     r->test = pf_xmalloc(sizeof *r->test * (size_t)(r->n_front + 1));
-    for (int k = 0; k < r->n_front; k++) {
-        r->test[k] = -1;
-        const char *s = r->recs[r->front[k]].schedule;
-        for (int i = 0; i < r->n_recs; i++)
-            if (r->recs[i].set == PF_SET_TEST && strcmp(r->recs[i].schedule, s) == 0)
-                r->test[k] = i;
-    }
+    for (int k = 0; k < r->n_front; k++)
+        if (!pf_strmap_get(&tests, r->recs[r->front[k]].schedule, &r->test[k]))
+            r->test[k] = -1;
+    pf_strmap_free(&tests);
 }
 
 static void derive(pf_report_run *r)
@@ -246,7 +226,7 @@ static void derive(pf_report_run *r)
     for (int i = 0; i < r->n_recs; i++)
         if (r->recs[i].generation > r->last_generation)
             r->last_generation = r->recs[i].generation;
-    r->n_front = pf_report_front(r, INT_MAX, &r->front);
+    r->n_front = pf_tune_front_of(r->recs, r->n_recs, INT_MAX, &r->front);
     match_tests(r);
 }
 

@@ -16,7 +16,7 @@ static void speed_error(const pf_eval_record *r, pf_strbuf *sb)
     }
     if (!r->valid) {
         pf_sb_puts(sb, "<td colspan=\"2\" class=\"bad\">invalid: ");
-        pf_html_escape(sb, r->reason ? r->reason : "no reason recorded");
+        pf_xml_escape(sb, r->reason ? r->reason : "no reason recorded");
         pf_sb_puts(sb, "</td>");
         return;
     }
@@ -34,7 +34,7 @@ static void spread(const pf_eval_record *r, const pf_report_extra *x, pf_strbuf 
     }
     double lo, hi;
     pf_report_rel_spread(r, &lo, &hi);
-    pf_sb_printf(sb, "<td class=\"num spread\">%.3g<br/><small>", r->time);
+    pf_sb_printf(sb, "<td class=\"num spread\">%#.3g<br/><small>", r->time);
     if (r->n_images > 1)
         pf_sb_printf(sb, "images %.3g\xE2\x80\x93%.3g<br/>", lo, hi);
     int samples = r->n_images ? r->images[0].samples : 0;
@@ -73,7 +73,7 @@ static void variant_row(const pf_report_run *r, const pf_program *prog, int k,
     if (prog)
         pf_report_genes_html(prog, tr->schedule, sb);
     pf_sb_puts(sb, "<details><summary>schedule</summary><pre>");
-    pf_html_escape(sb, tr->schedule);
+    pf_xml_escape(sb, tr->schedule);
     pf_sb_puts(sb, "</pre></details></td>");
     speed_error(tr, sb);
     speed_error(te, sb);
@@ -113,13 +113,13 @@ static void picture(pf_strbuf *sb, const char *file, const char *cls, const char
                     const char *caption)
 {
     pf_sb_puts(sb, "<figure><a href=\"");
-    pf_html_escape(sb, file);
+    pf_xml_escape(sb, file);
     pf_sb_puts(sb, "\"><img src=\"");
-    pf_html_escape(sb, file);
+    pf_xml_escape(sb, file);
     pf_sb_printf(sb, "\" class=\"%s\" alt=\"", cls);
-    pf_html_escape(sb, alt);
+    pf_xml_escape(sb, alt);
     pf_sb_puts(sb, "\"/></a><figcaption>");
-    pf_html_escape(sb, caption);
+    pf_xml_escape(sb, caption);
     pf_sb_puts(sb, "</figcaption></figure>\n");
 }
 
@@ -131,7 +131,7 @@ static void shot_row(const pf_report_run *r, const pf_report_images *im, int k, 
                  "(training images)</h3>\n", k, k, 1 / tr->time, tr->error);
     if (s->failed) {
         pf_sb_puts(sb, "<p class=\"bad\">No pictures: ");
-        pf_html_escape(sb, s->failed);
+        pf_xml_escape(sb, s->failed);
         pf_sb_puts(sb, "</p>\n");
         return;
     }
@@ -156,7 +156,7 @@ void pf_report_pictures_section(const pf_report_run *r, const pf_report_images *
     pf_sb_puts(sb, "<section id=\"pictures\"><h2>Pictures</h2>\n");
     if (!im || im->skipped) {
         pf_sb_puts(sb, "<p>");
-        pf_html_escape(sb, im && im->skipped ? im->skipped : "No pictures.");
+        pf_xml_escape(sb, im && im->skipped ? im->skipped : "No pictures.");
         pf_sb_puts(sb, "</p>\n</section>\n");
         return;
     }

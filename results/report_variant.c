@@ -185,19 +185,6 @@ typedef struct shoot_ctx {
     const pf_report_options *opt;
 } shoot_ctx;
 
-static void note(const shoot_ctx *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(const shoot_ctx *s, const char *fmt, ...)
-{
-    if (!s->opt->note)
-        return;
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    s->opt->note(s->opt->ctx, buf);
-}
-
 static char *xfmt(const char *fmt, int k)
 {
     char buf[64];
@@ -222,7 +209,8 @@ static int shoot(shoot_ctx *s, pf_report_images *im, int k, const char *dir, pf_
     const pf_eval_record *rec = &s->r->recs[s->r->front[k]];
     sh->variant = k;
     sh->recorded_de = recorded(s, im, k);
-    note(s, "report: compiling and running frontier variant %d of %d", k + 1, im->n);
+    pf_report_note(s->opt, "report: compiling and running frontier variant %d of %d", k + 1,
+                   im->n);
     pf_error verr;
     pf_image *out = run_variant(s->prog, &s->pv, s->r->cfg.eval.backend, rec->schedule,
                                 &s->io, im->output, &verr);
@@ -261,7 +249,7 @@ static int prepare(shoot_ctx *s, pf_report_images *im, const char *dir, pf_error
     im->height = s->io.in[0]->height;
     im->input_file = pf_xstrdup("img/input.png");
     im->exact_file = pf_xstrdup("img/exact.png");
-    note(s, "report: compiling and running the exact program on %s", im->image);
+    pf_report_note(s->opt, "report: compiling and running the exact program on %s", im->image);
     s->exact = run_variant(s->prog, &s->pv, r->cfg.eval.backend, "# perfora schedule 1\n",
                            &s->io, im->output, err);
     if (!s->exact)

@@ -68,8 +68,8 @@ static void recon_words(const pf_approx_gene *g, bool output, pf_strbuf *sb)
         return;
     }
     if (g->on_demand)
-        pf_sb_printf(sb, ", reconstructed on demand%s", output ? " (run as after the stage: "
-                                                                 "a pipeline output)" : "");
+        pf_sb_printf(sb, ", reconstructed on demand%s", output ? " (done after the stage: a "
+                                                                 "pipeline output is whole)" : "");
     else
         pf_sb_puts(sb, ", reconstructed after the stage");
     switch (g->recon) {
@@ -248,7 +248,7 @@ static void genes_of_text(const pf_program *prog, const char *text, item_fn item
 static void html_item(pf_strbuf *out, const char *line)
 {
     pf_sb_puts(out, "<li>");
-    pf_html_escape(out, line);
+    pf_xml_escape(out, line);
     pf_sb_puts(out, "</li>");
 }
 

@@ -226,15 +226,20 @@ static void frontier(const rt_rec *r, int n, rt_synthetic *out)
         out->front[k] = pf_xstrdup(r[idx[k]].schedule);
 }
 
+void rt_blur_config(pf_tune_config *cfg, int max_images)
+{
+    pf_tune_config_default(cfg);
+    cfg->eval.program = pf_xstrdup(pf_test_src("apps/blur.pf"));
+    cfg->eval.dataset = pf_xstrdup(pf_test_src("data/images"));
+    cfg->eval.width = 256;
+    cfg->eval.height = 192;
+    cfg->eval.max_images = max_images;
+}
+
 static pf_tune *create(const char *dir)
 {
     pf_tune_config cfg;
-    pf_tune_config_default(&cfg);
-    cfg.eval.program = pf_xstrdup(pf_test_src("apps/blur.pf"));
-    cfg.eval.dataset = pf_xstrdup(pf_test_src("data/images"));
-    cfg.eval.width = 256;
-    cfg.eval.height = 192;
-    cfg.eval.max_images = 2;
+    rt_blur_config(&cfg, 2);
     cfg.ga.population = 20;
     cfg.ga.generations = 4;
     pf_error err;

@@ -4,6 +4,7 @@
 #ifndef PF_TESTS_RESULTS_UTIL_H
 #define PF_TESTS_RESULTS_UTIL_H
 
+#include "results/tune.h"
 #include "search/eval.h"
 
 #include <libxml/tree.h>
@@ -23,6 +24,9 @@ typedef struct rt_synthetic {
  * checkpoint.json and a log of two sessions. */
 void rt_make_run(const char *dir, rt_synthetic *out);
 void rt_synthetic_free(rt_synthetic *s);
+
+/* A search of blur on the bundled 256x192 photos, at most max_images per split. */
+void rt_blur_config(pf_tune_config *cfg, int max_images);
 
 /* dir/name as a malloc'd string; the whole file (NULL if unreadable); writing one. */
 char *rt_path(const char *dir, const char *name);

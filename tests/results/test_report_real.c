@@ -27,12 +27,7 @@ static const char *real_run(void)
         return real_dir;
     real_dir = pf_test_tmp("real");
     pf_tune_config cfg;
-    pf_tune_config_default(&cfg);
-    cfg.eval.program = strdup(pf_test_src("apps/blur.pf"));
-    cfg.eval.dataset = strdup(pf_test_src("data/images"));
-    cfg.eval.width = 256;
-    cfg.eval.height = 192;
-    cfg.eval.max_images = 1;
+    rt_blur_config(&cfg, 1);
     cfg.eval.samples = 1;
     cfg.eval.min_sample_ms = 1;
     cfg.ga.population = 6;

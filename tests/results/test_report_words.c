@@ -39,8 +39,8 @@ static void test_grid_and_reconstruction(void)
            "stage loop_output: every 4th column, every 2nd row, reconstructed after the stage, "
            "Gaussian (sigma 0.3)");
     expect(p, "loop_output grid 1 3 1 reconstruct on-demand nearest\n",
-           "stage loop_output: all columns, every 3rd row, reconstructed on demand (run as after "
-           "the stage: a pipeline output), nearest");
+           "stage loop_output: all columns, every 3rd row, reconstructed on demand (done after "
+           "the stage: a pipeline output is whole), nearest");
     expect(p, "loop_temp grid 2 2 1 channels 1\n",
            "stage loop_temp: every 2nd column, every 2nd row, only channel 0 computed, the "
            "others copied from in, reconstructed after the stage, linear");
