@@ -27,6 +27,8 @@ typedef struct glyph {
 } glyph;
 
 static glyph latin[GLYPHS], greek[GLYPHS];
+/* The font's '-' is a minus sign as wide as '+'; text wants a hyphen. */
+static const glyph hyphen = { -6, 6, 2, { -4, 0, 4, 0 } };
 static pthread_once_t parsed = PTHREAD_ONCE_INIT;
 
 /* Parses one glyph starting at p; returns the start of the next line. */
@@ -87,7 +89,8 @@ static int glyphs_of(const char **s, const glyph **out)
     switch (cp) {
     case 0x0394: out[0] = &greek['D' - 32]; return 1;  /* Delta */
     case 0x00D7: ascii = "x"; break;                   /* multiplication sign */
-    case 0x2013: case 0x2014: case 0x2212: ascii = "-"; break;
+    case 0x2013: case 0x2014: ascii = "-"; break;
+    case 0x2212: out[0] = &latin['-' - 32]; return 1;  /* the minus sign */
     case 0x2264: ascii = "<="; break;
     case 0x2265: ascii = ">="; break;
     case 0x00B7: case 0x2022: ascii = "."; break;
@@ -97,7 +100,7 @@ static int glyphs_of(const char **s, const glyph **out)
             ascii = "?";
     }
     if (!ascii) {
-        out[0] = &latin[cp - 32];
+        out[0] = cp == '-' ? &hyphen : &latin[cp - 32];
         return 1;
     }
     int n = 0;

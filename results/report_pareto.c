@@ -134,11 +134,24 @@ static void reference_lines(pf_plot *p, double cap)
     }
 }
 
-/* Placed label boxes, so that variant numbers never overlap each other. */
+/* Boxes taken by markers and labels, so that variant numbers overlap neither. */
 typedef struct boxes {
-    double b[256][4];
-    int n;
+    double (*b)[4];
+    int n, cap;
 } boxes;
+
+static void box_add(boxes *bx, double x0, double y0, double x1, double y1)
+{
+    if (bx->n == bx->cap) {
+        bx->cap = bx->cap ? 2 * bx->cap : 64;
+        bx->b = pf_xrealloc(bx->b, sizeof *bx->b * (size_t)bx->cap);
+    }
+    double *b = bx->b[bx->n++];
+    b[0] = x0;
+    b[1] = y0;
+    b[2] = x1;
+    b[3] = y1;
+}
 
 static bool free_box(const boxes *bx, const double *b)
 {
@@ -148,50 +161,62 @@ static bool free_box(const boxes *bx, const double *b)
     return true;
 }
 
+/* Variant k's number beside its marker at (cx, cy): the first free place of four, or none. */
 static void variant_label(pf_plot *p, boxes *bx, double cx, double cy, int k)
 {
     char buf[16];
     snprintf(buf, sizeof buf, "%d", k);
     double w = pf_text_width(buf, LABEL_FONT), h = LABEL_FONT * 0.75;
     static const double off[4][2] = { { 7, -7 }, { 7, 7 + 8 }, { -7, -7 }, { -7, 7 + 8 } };
-    for (int i = 0; i < 4 && bx->n < 256; i++) {
+    for (int i = 0; i < 4; i++) {
         double x = cx + off[i][0], y = cy + off[i][1];
         double b[4] = { off[i][0] > 0 ? x : x - w, y - h, off[i][0] > 0 ? x + w : x, y };
         if (b[0] < p->x0 || b[2] > p->x1 || b[1] < p->y0 || b[3] > p->y1 || !free_box(bx, b))
             continue;
-        memcpy(bx->b[bx->n++], b, sizeof b);
+        box_add(bx, b[0], b[1], b[2], b[3]);
         pf_canvas_text(p->c, x, y, buf, LABEL_FONT, off[i][0] > 0 ? PF_ANCHOR_START
                                                                  : PF_ANCHOR_END, 0, 0x000000);
         return;
     }
 }
 
-/* One frontier: its line, then its markers (open for training, filled for test); points above
- * the plot are drawn as a marker on the top edge. Returns the number drawn there. */
+/* Where point i of a series is drawn; false when not at all. Points above the plot go on its
+ * top edge (*above counts them). */
+static bool place(const pf_plot *p, const series *s, int i, double *cx, double *cy, int *above)
+{
+    double y = s->y[i];
+    if (y > p->y.hi) {
+        y = p->y.hi;
+        if (above)
+            ++*above;
+    }
+    if (!pf_plot_inside(p, s->x[i], y))
+        return false;
+    *cx = pf_axis_pos(&p->x, s->x[i]);
+    *cy = pf_axis_pos(&p->y, y);
+    return true;
+}
+
+/* One frontier: its line, then its markers (open for training, filled for test), each box
+ * taken in `taken`. Returns the number of points drawn on the top edge. */
 static int draw_series(pf_plot *p, const series *s, int style, bool test, const char *who,
-                       boxes *labels)
+                       boxes *taken)
 {
     uint32_t col = pf_series_colour(style);
     pf_paint line = { col, PF_NONE, 2, 1, test ? PF_DASH_LONG : PF_DASH_SOLID };
     pf_plot_line(p, s->x, s->y, s->n, &line);
     pf_paint mk = { col, test ? col : 0xFFFFFF, 1.6, 1, PF_DASH_SOLID };
     int above = 0;
+    double cx, cy, r = 4.2;
     for (int i = 0; i < s->n; i++) {
-        double y = s->y[i];
-        if (y > p->y.hi) {
-            y = p->y.hi;
-            above++;
-        }
-        if (!pf_plot_inside(p, s->x[i], y))
+        if (!place(p, s, i, &cx, &cy, &above))
             continue;
         char tip[256];
         snprintf(tip, sizeof tip, "%s, variant %d (%s): %.3gx the exact program's speed "
                  "(relative time %.4g), error %.3g Lab", who, s->variant[i],
                  test ? "test images" : "training images", s->x[i], 1 / s->x[i], s->y[i]);
-        double cx = pf_axis_pos(&p->x, s->x[i]), cy = pf_axis_pos(&p->y, y);
-        pf_canvas_marker(p->c, cx, cy, pf_series_mark(style), 4.2, &mk, tip);
-        if (labels)
-            variant_label(p, labels, cx, cy, s->variant[i]);
+        pf_canvas_marker(p->c, cx, cy, pf_series_mark(style), r, &mk, tip);
+        box_add(taken, cx - r - 1, cy - r - 1, cx + r + 1, cy + r + 1);
     }
     return above;
 }
@@ -279,15 +304,19 @@ static void draw_all(pf_plot *p, pf_report_run *const *runs, int n, series (*fr)
 {
     draw_dots(p, runs[0], d);
     reference_lines(p, runs[0]->cfg.max_error);
-    boxes *labels = pf_xcalloc(1, sizeof *labels);
+    boxes taken = { NULL, 0, 0 };
     *above = 0;
     for (int i = n - 1; i >= 0; i--) {  /* the main run last: on top */
         char *t = pf_report_run_title(runs[i]);
-        *above += draw_series(p, &fr[i][1], i, true, t, NULL);
-        *above += draw_series(p, &fr[i][0], i, false, t, i == 0 ? labels : NULL);
+        *above += draw_series(p, &fr[i][1], i, true, t, &taken);
+        *above += draw_series(p, &fr[i][0], i, false, t, &taken);
         free(t);
     }
-    free(labels);
+    double cx, cy;  /* the main run's training variants get their numbers */
+    for (int k = 0; k < fr[0][0].n; k++)
+        if (place(p, &fr[0][0], k, &cx, &cy, NULL))
+            variant_label(p, &taken, cx, cy, fr[0][0].variant[k]);
+    free(taken.b);
 }
 
 pf_canvas *pf_report_pareto(pf_report_run *const *runs, int n)
