@@ -79,10 +79,11 @@ static void status(const pf_report_run *r, pf_strbuf *sb)
     }
     pf_sb_puts(sb, "<p class=\"status progress\"><strong>Not finished</strong>: ");
     pf_html_printf(sb, "the run is still going, or it stopped (perfora tune --resume %s "
-                   "continues it). This report shows its %d complete evaluation records "
-                   "(generations 0 to %d of %d); the frontier is re-measured on the test "
-                   "images only at the end, so test numbers are missing or partial.", r->dir,
-                   r->n_recs, r->last_generation, r->cfg.ga.generations - 1);
+                   "continues it). This report shows its %d complete evaluation records, "
+                   "from generations 0 to %d (the search has %d: 0 to %d); the frontier is "
+                   "re-measured on the test images only at the end, so test numbers are "
+                   "missing or partial.", r->dir, r->n_recs, r->last_generation,
+                   r->cfg.ga.generations, r->cfg.ga.generations - 1);
     if (r->torn_bytes)
         pf_html_printf(sb, " A line being written (%ld bytes) was left out.", r->torn_bytes);
     pf_sb_puts(sb, "</p>\n");

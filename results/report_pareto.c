@@ -70,13 +70,13 @@ static void widen(range *g, const series *s)
     }
 }
 
-/* x: the frontiers (every run, both splits) and at least 1/4x..2x, no slower than MIN_SPEEDUP:
+/* x: the frontiers (every run, both splits) and at least 1/2x..2x, no slower than MIN_SPEEDUP:
  * candidates far slower than any variant would squeeze the frontier into a corner, so they get
  * ticks on the left edge instead; y: from 0 to the highest frontier point, but at most twice
  * the error cap (the region the summary numbers look at, with room above it). */
 static range fit(pf_report_run *const *runs, int n, series (*fr)[2])
 {
-    range g = { 0.25, 2, 0 };
+    range g = { 0.5, 2, 0 };
     for (int i = 0; i < n; i++) {
         widen(&g, &fr[i][0]);
         widen(&g, &fr[i][1]);
