@@ -134,8 +134,9 @@ struct pf_report_images {
     int n;
 };
 
-/* Runs the exact program and each frontier variant of r on the first test photo (the first
- * training photo when the run has no test split) and writes dir/img/: input.png, exact.png,
+/* Runs the exact program and each frontier variant of r on one photo, the first test photo
+ * when every variant has a valid test record, else the first training photo (so every variant
+ * has already run on it in the search's workers), and writes dir/img/: input.png, exact.png,
  * variant-NNN.png and variant-NNN-error.png. A variant that fails to build or run gets a
  * reason instead of pictures; a photo that cannot be read is an error. */
 int pf_report_images_make(const pf_report_run *r, pf_program *prog, const char *dir,

@@ -154,9 +154,10 @@ static void pareto_section(pf_report_run *const *runs, int n, pf_strbuf *sb)
     pf_sb_puts(sb, "<section id=\"pareto\"><h2>Pareto frontier</h2>\n<figure>\n");
     pf_html_svg(sb, pf_report_pareto(runs, n));
     pf_sb_puts(sb, "<figcaption class=\"caption\">Lower and further right is better: each "
-               "point is one variant, its error (the paper's mean per-pixel CIE76 \xCE\x94" "E in Lab, "
-               "on 8-bit outputs, averaged over the images) against its speedup over the exact "
-               "program with the default execution schedule (log scale). The solid line joins "
+               "point is one variant, its error (the paper's mean per-pixel CIE76 \xCE\x94"
+               "E in Lab, on 8-bit outputs, averaged over the images) against its speedup over "
+               "the exact program with the default execution schedule (log scale). The solid "
+               "line joins "
                "the training frontier's variants (numbered as in the table) in order of "
                "training error; the dashed line joins the same variants re-measured on the "
                "held-out test images, which need not be monotone. Grey dots are every "

@@ -96,7 +96,8 @@ void pf_report_variants_section(const pf_report_run *r, const pf_program *prog,
                "units; PSNR and SSIM are on the test images (or the training images where "
                "marked). Relative time is the candidate's time over the exact program's, "
                "per image the median of paired samples, then averaged over the images; the "
-               "range is over the images.</p>\n<table class=\"variants\">\n<tr><th rowspan=\"2\">variant</th>"
+               "range is over the images.</p>\n<table class=\"variants\">\n"
+               "<tr><th rowspan=\"2\">variant</th>"
                "<th rowspan=\"2\">what it does</th><th colspan=\"2\">training images</th>"
                "<th colspan=\"2\">test images</th><th rowspan=\"2\">PSNR</th>"
                "<th rowspan=\"2\">SSIM</th><th rowspan=\"2\">relative time</th>"
@@ -166,7 +167,7 @@ void pf_report_pictures_section(const pf_report_run *r, const pf_report_images *
                    "(CIE76 \xCE\x94" "E in Lab on 8-bit outputs, as the search measures it) on "
                    "one colour scale for all variants; errors above its top take the top "
                    "colour. Click a picture for the full-size PNG.",
-                   pf_image_set_name(im->set), im->image, im->width, im->height,
+                   im->set == PF_SET_TEST ? "test" : "training", im->image, im->width, im->height,
                    im->n_outputs > 1 ? "its first output" : "its output");
     pf_sb_puts(sb, "</p>\n<figure>\n");
     pf_html_svg(sb, pf_report_heat_legend(im->top));

@@ -225,11 +225,23 @@ static int shoot(shoot_ctx *s, pf_report_images *im, int k, const char *dir, pf_
     return rc;
 }
 
+/* The first test photo when every variant was measured on the test split, else the first
+ * training photo: either way one on which the search has already run every variant (in a
+ * worker process, where a crash would only have made it invalid), so running them here in
+ * the report's own process is safe. */
+static pf_image_set photo_split(const pf_report_run *r)
+{
+    bool tested = r->n_images[PF_SET_TEST] > 0;
+    for (int k = 0; k < r->n_front; k++)
+        tested &= r->test[k] >= 0 && r->recs[r->test[k]].valid;
+    return tested ? PF_SET_TEST : PF_SET_TRAIN;
+}
+
 /* The photo, its inputs bound, the exact output. */
 static int prepare(shoot_ctx *s, pf_report_images *im, const char *dir, pf_error *err)
 {
     const pf_report_run *r = s->r;
-    im->set = r->n_images[PF_SET_TEST] > 0 ? PF_SET_TEST : PF_SET_TRAIN;
+    im->set = photo_split(r);
     if (r->n_images[im->set] == 0)
         return pf_fail(err, "%s/%s lists no images", r->dir, PF_RUN_CONFIG);
     im->image = pf_xstrdup(r->images[im->set][0]);
@@ -241,8 +253,8 @@ static int prepare(shoot_ctx *s, pf_report_images *im, const char *dir, pf_error
     pf_image *in[1] = { pf_io_load_input(s->prog, &s->pv, 0, im->image, err) };
     if (!in[0])
         return pf_fail_prefix(err, "the run's first %s image (%s/%s); --no-images reports "
-                              "without pictures", pf_image_set_name(im->set), r->dir,
-                              PF_RUN_CONFIG);
+                              "without pictures", im->set == PF_SET_TEST ? "test" : "training",
+                              r->dir, PF_RUN_CONFIG);
     if (pf_io_bind(&s->io, s->prog, &s->pv, in, err))
         return -1;
     im->width = s->io.in[0]->width;
@@ -302,8 +314,7 @@ int pf_report_images_make(const pf_report_run *r, pf_program *prog, const char *
         pf_image_free(s.maps[k]);
     free(s.maps);
     pf_image_free(s.exact);
-    if (s.io.n_in || s.io.n_out)
-        pf_io_free(&s.io);
+    pf_io_free(&s.io);
     pf_params_free(&s.pv);
     return rc;
 }

@@ -159,7 +159,7 @@ static int render(const char *page, const char *shot, const char *log, int heigh
     snprintf(cmd, sizeof cmd,
              "profile=$(mktemp -d) && timeout 120 chromium --headless --no-sandbox "
              "--disable-gpu --disable-quic --no-first-run --disable-background-networking "
-             "--disable-component-update --disable-sync --hide-scrollbars "
+             "--disable-component-update --disable-sync --disable-dev-shm-usage --hide-scrollbars "
              "--user-data-dir=\"$profile\" --enable-logging=stderr --v=1 "
              "--window-size=1280,%d --screenshot='%s' 'file://%s' >/dev/null 2>'%s'; "
              "rc=$?; rm -rf \"$profile\"; exit $rc", height, shot, page, log);
