@@ -39,6 +39,7 @@ static const char tune_usage[] =
     "  --tournament K        tournament size (2)\n"
     "  --elite F, --mutants F  fractions kept / mutated (0.3, 0.3)\n"
     "  --hints 0|1           the released reconstruction hints (1)\n"
+    "  --seeds 0|1           structured seeds in the first generation (1; docs/search.md)\n"
     "  --exec-rate P         probability that a mutation draws an execution gene (0.25);\n"
     "                        --no-exec sets 0 (default execution schedules only)\n"
     "  --p-modify P          probability that a mutation redraws one parameter (0.3)\n"
@@ -127,6 +128,13 @@ static int ga_option(tune_args *a, const char *s, const char *v, bool *known)
         return number(s, v, 0, 1, &g->genome.p_modify);
     if (strcmp(s, "--p-accept-for") == 0)
         return number(s, v, 0, 1, &g->genome.p_accept_for);
+    if (strcmp(s, "--seeds") == 0) {
+        int on = 0;
+        int rc = integer(s, v, 0, 1, &on);
+        if (rc == 0)
+            g->seeds = on;
+        return rc;
+    }
     if (strcmp(s, "--hints") == 0) {
         int h = 0;
         int rc = integer(s, v, 0, 1, &h);

@@ -14,6 +14,7 @@ static const char usage[] =
     "  run      run a pipeline (or an image round trip) on images\n"
     "  dataset  build the image benchmark from Debian packages, or summarise one\n"
     "  tune     search a pipeline's perforated variants (genetic algorithm, Pareto frontier)\n"
+    "  report   the HTML report of a search run: Pareto plots, variants, pictures\n"
     "\n"
     "Run 'perfora COMMAND --help' for a command's options.\n";
 
@@ -63,6 +64,8 @@ int main(int argc, char **argv)
         return pf_cmd_dataset(argc - 1, argv + 1);
     if (strcmp(cmd, "tune") == 0)
         return pf_cmd_tune(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return pf_cmd_report(argc - 1, argv + 1);
     fprintf(stderr, "perfora: unknown command or option '%s'\n%s", cmd, usage);
     return 2;
 }

@@ -8,6 +8,7 @@
  *   RUN/timing.lock          the workers' timing lock (flock)
  *   RUN/frontier-train.tsv, RUN/frontier-test.tsv, RUN/frontier/variant-NNN.sched,
  *   RUN/summary.json         the frontiers and their quality numbers
+ *   RUN/report/              perfora report's page and plots (results/report.h), if made
  *
  * This file is the low level: paths, the append-only log of records and its reader (which
  * drops a torn last line left by a kill), JSON files. */

@@ -72,4 +72,9 @@ const char *pf_tune_dir(const pf_tune *t);
 int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_error *err);
 void pf_tune_free(pf_tune *t);
 
+/* The training frontier of a run's records (docs/search.md §5): the indices of the valid
+ * training records of generations up to max_generation (INT_MAX: all), rank 0 on (error,
+ * time), sorted by error. Returns the count; *out malloc'd. */
+int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation, int **out);
+
 #endif

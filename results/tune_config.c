@@ -47,6 +47,7 @@ static json_object *ga_json(const pf_ga_params *p)
     json_object_object_add(o, "elite_frac", dbl(p->elite_frac));
     json_object_object_add(o, "mutant_frac", dbl(p->mutant_frac));
     json_object_object_add(o, "seed", json_object_new_string(seed));
+    json_object_object_add(o, "seeds", json_object_new_boolean(p->seeds));
     json_object_object_add(o, "hints", json_object_new_boolean(p->genome.hints));
     json_object_object_add(o, "exec_rate", dbl(p->genome.exec_rate));
     json_object_object_add(o, "p_modify", dbl(p->genome.p_modify));
@@ -114,6 +115,9 @@ static int read_ga(json_object *o, pf_ga_params *p, pf_error *err)
     p->mutant_frac = get_d(o, "mutant_frac", p->mutant_frac);
     if ((v = get(o, "seed")))
         p->seed = strtoull(json_object_get_string(v), NULL, 10);
+    /* Runs written before seeds existed had none: resuming one must not add them. */
+    v = get(o, "seeds");
+    p->seeds = v && json_object_get_boolean(v);
     if ((v = get(o, "hints")))
         p->genome.hints = json_object_get_boolean(v);
     p->genome.exec_rate = get_d(o, "exec_rate", p->genome.exec_rate);

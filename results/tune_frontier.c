@@ -8,22 +8,23 @@
 #include "search/pareto.h"
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-int pf_tune_train_front(const pf_tune *t, int **out)
+int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation, int **out)
 {
     int n = 0;
-    int *idx = pf_xmalloc(sizeof *idx * (size_t)(t->n_recs + 1));
-    double *tm = pf_xmalloc(sizeof *tm * 2 * (size_t)(t->n_recs + 1)), *er = tm + t->n_recs;
-    for (int i = 0; i < t->n_recs; i++)
-        if (t->recs[i].set == PF_SET_TRAIN && t->recs[i].valid) {
+    int *idx = pf_xmalloc(sizeof *idx * (size_t)(n_recs + 1));
+    double *tm = pf_xmalloc(sizeof *tm * 2 * (size_t)(n_recs + 1)), *er = tm + n_recs;
+    for (int i = 0; i < n_recs; i++)
+        if (recs[i].set == PF_SET_TRAIN && recs[i].valid && recs[i].generation <= max_generation) {
             idx[n] = i;
-            tm[n] = t->recs[i].time;
-            er[n++] = t->recs[i].error;
+            tm[n] = recs[i].time;
+            er[n++] = recs[i].error;
         }
     int *front = pf_xmalloc(sizeof *front * (size_t)(n + 1));
     int m = pf_pareto_front(tm, er, n, front);
@@ -33,6 +34,11 @@ int pf_tune_train_front(const pf_tune *t, int **out)
     free(tm);
     *out = front;
     return m;
+}
+
+int pf_tune_train_front(const pf_tune *t, int **out)
+{
+    return pf_tune_front_of(t->recs, t->n_recs, INT_MAX, out);
 }
 
 /* "loop_temp grid 4 1 1 ...; loop_output ..." (the schedule's lines), or "exact". */

@@ -23,6 +23,8 @@ typedef struct pf_eval_image {
     double t_exact_ms;  /* median time of one call of the exact program */
     double t_cand_ms;   /* median time of one call of the candidate */
     double rel_time;    /* median over samples of t_cand / t_exact of the same pair */
+    double rel_lo, rel_hi;  /* the paired ratios' first and third quartiles (= rel_time with
+                               one sample): the timing's spread */
     double error;       /* the paper's mean Lab Delta E76 on 8-bit outputs */
     double psnr;        /* dB, capped at 100 (identical images) */
     double ssim;
@@ -40,6 +42,7 @@ typedef struct pf_eval_record {
     int n_images;
     pf_eval_image *images;  /* [n_images], in the order of the evaluator's image list */
     double time;            /* mean of rel_time over images (+inf when invalid) */
+    double time_lo, time_hi;  /* means of rel_lo and rel_hi: the spread of `time` */
     double error;           /* mean error over images (+inf when invalid) */
     double psnr, ssim;      /* means */
     int worker;             /* which worker measured it (-1: none, e.g. a cache hit) */

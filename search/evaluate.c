@@ -204,10 +204,18 @@ static int exact_runs(const pf_eval_worker *w, const eval_image *im, double min_
     return r < 1 ? 1 : r > im->runs ? im->runs : (int)r;
 }
 
-static double median(double *v, int n)
+/* The q-quantile of v[0..n) (sorted here), interpolated between order statistics. */
+static double quantile(double *v, int n, double q)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double k = q * (n - 1);
+    int i = (int)k;
+    return i + 1 < n ? v[i] + (k - i) * (v[i + 1] - v[i]) : v[i];
+}
+
+static double median(double *v, int n)
+{
+    return quantile(v, n, 0.5);
 }
 
 /* `calls` calls of v; the time of the whole block (ms), or -1 on a failed call. */
@@ -255,6 +263,8 @@ static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, int s
     }
     if (status == 0) {
         m->rel_time = median(ratio, n);
+        m->rel_lo = quantile(ratio, n, 0.25);
+        m->rel_hi = quantile(ratio, n, 0.75);
         m->t_exact_ms = median(te, n);
         m->t_cand_ms = median(tc, n);
         m->runs = rc;
@@ -345,15 +355,19 @@ static int timing_phase(pf_eval_worker *w, pf_image_set id, eval_set *set, candi
 
 static void summarise(pf_eval_record *out)
 {
-    double t = 0, e = 0, p = 0, s = 0;
+    double t = 0, lo = 0, hi = 0, e = 0, p = 0, s = 0;
     for (int i = 0; i < out->n_images; i++) {
         t += out->images[i].rel_time;
+        lo += out->images[i].rel_lo;
+        hi += out->images[i].rel_hi;
         e += out->images[i].error;
         p += out->images[i].psnr;
         s += out->images[i].ssim;
     }
     int n = out->n_images;
     out->time = t / n;
+    out->time_lo = lo / n;
+    out->time_hi = hi / n;
     out->error = e / n;
     out->psnr = p / n;
     out->ssim = s / n;

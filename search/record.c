@@ -20,7 +20,7 @@ const char *pf_image_set_name(pf_image_set s)
 void pf_record_init(pf_eval_record *r)
 {
     memset(r, 0, sizeof *r);
-    r->time = r->error = INFINITY;
+    r->time = r->error = r->time_lo = r->time_hi = INFINITY;
     r->psnr = r->ssim = NAN;
     r->worker = -1;
     r->rank = -1;
@@ -62,7 +62,7 @@ void pf_record_set_invalid(pf_eval_record *r, const char *fmt, ...)
     free(r->reason);
     r->reason = pf_xstrdup(buf);
     r->valid = false;
-    r->time = r->error = INFINITY;
+    r->time = r->error = r->time_lo = r->time_hi = INFINITY;
     r->psnr = r->ssim = NAN;
 }
 
@@ -84,6 +84,8 @@ static json_object *image_json(const pf_eval_image *im)
     json_object_object_add(o, "t_exact_ms", num(im->t_exact_ms));
     json_object_object_add(o, "t_cand_ms", num(im->t_cand_ms));
     json_object_object_add(o, "rel_time", num(im->rel_time));
+    json_object_object_add(o, "rel_lo", num(im->rel_lo));
+    json_object_object_add(o, "rel_hi", num(im->rel_hi));
     json_object_object_add(o, "error", num(im->error));
     json_object_object_add(o, "psnr", num(im->psnr));
     json_object_object_add(o, "ssim", num(im->ssim));
@@ -113,6 +115,8 @@ char *pf_record_to_json(const pf_eval_record *r)
     json_object_object_add(o, "valid", json_object_new_boolean(r->valid));
     json_object_object_add(o, "reason", r->reason ? json_object_new_string(r->reason) : NULL);
     json_object_object_add(o, "time", num(r->time));
+    json_object_object_add(o, "time_lo", num(r->time_lo));
+    json_object_object_add(o, "time_hi", num(r->time_hi));
     json_object_object_add(o, "error", num(r->error));
     json_object_object_add(o, "psnr", num(r->psnr));
     json_object_object_add(o, "ssim", num(r->ssim));
@@ -163,6 +167,9 @@ static void read_image(json_object *o, pf_eval_image *im)
     im->t_exact_ms = get_num(o, "t_exact_ms", NAN);
     im->t_cand_ms = get_num(o, "t_cand_ms", NAN);
     im->rel_time = get_num(o, "rel_time", INFINITY);
+    /* Records written before the spread was kept: no spread known, the median alone. */
+    im->rel_lo = get_num(o, "rel_lo", im->rel_time);
+    im->rel_hi = get_num(o, "rel_hi", im->rel_time);
     im->error = get_num(o, "error", INFINITY);
     im->psnr = get_num(o, "psnr", NAN);
     im->ssim = get_num(o, "ssim", NAN);
@@ -213,6 +220,8 @@ int pf_record_from_json(const char *text, pf_eval_record *r, pf_error *err)
     r->valid = json_object_object_get_ex(o, "valid", &v) && json_object_get_boolean(v);
     r->reason = get_str(o, "reason");
     r->time = get_num(o, "time", INFINITY);
+    r->time_lo = get_num(o, "time_lo", r->time);
+    r->time_hi = get_num(o, "time_hi", r->time);
     r->error = get_num(o, "error", INFINITY);
     r->psnr = get_num(o, "psnr", NAN);
     r->ssim = get_num(o, "ssim", NAN);

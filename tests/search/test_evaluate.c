@@ -46,10 +46,13 @@ static void expect_valid_record(const pf_eval_record *r, int n_images)
     CU_ASSERT_FATAL(r->valid);
     CU_ASSERT_EQUAL(r->n_images, n_images);
     CU_ASSERT(isfinite(r->time) && r->time > 0);
+    CU_ASSERT(r->time_lo <= r->time && r->time <= r->time_hi);
     CU_ASSERT(r->compile_ms > 0 && r->wall_ms >= r->compile_ms);
     for (int i = 0; i < r->n_images; i++) {
         CU_ASSERT(r->images[i].t_exact_ms > 0 && r->images[i].t_cand_ms > 0);
         CU_ASSERT(r->images[i].runs >= 1);
+        CU_ASSERT(r->images[i].rel_lo <= r->images[i].rel_time);
+        CU_ASSERT(r->images[i].rel_time <= r->images[i].rel_hi);
     }
 }
 
@@ -178,7 +181,11 @@ static void test_record_json_round_trip(void)
     r.ssim = 0.875;
     r.n_images = 2;
     r.images = calloc(2, sizeof *r.images);
-    r.images[1] = (pf_eval_image){ 2.5, 0.625, 0.25, 1.5, 31.25, 0.875, 8, 5 };
+    r.images[1] = (pf_eval_image){ .t_exact_ms = 2.5, .t_cand_ms = 0.625, .rel_time = 0.25,
+                                   .rel_lo = 0.125, .rel_hi = 0.375, .error = 1.5,
+                                   .psnr = 31.25, .ssim = 0.875, .runs = 8, .samples = 5 };
+    r.time_lo = 0.125;
+    r.time_hi = 0.375;
     r.generation = 3;
     char *json = pf_record_to_json(&r);
     CU_ASSERT_PTR_NULL(strchr(json, '\n'));  /* one line */
@@ -187,6 +194,8 @@ static void test_record_json_round_trip(void)
     CU_ASSERT_STRING_EQUAL(s.schedule, GRID);
     CU_ASSERT(s.time == 0.25 && s.error == 1.5 && s.n_images == 2 && s.images[1].runs == 8);
     CU_ASSERT(s.images[1].t_exact_ms == 2.5);
+    CU_ASSERT(s.images[1].rel_lo == 0.125 && s.images[1].rel_hi == 0.375);  /* the spread */
+    CU_ASSERT(s.time_lo == 0.125 && s.time_hi == 0.375);
     pf_record_free(&s);
     free(json);
     pf_record_set_invalid(&r, "crashed: %s", "signal 11");
