@@ -29,7 +29,8 @@ for n in 1 2 3; do
   rate[$n]=$(awk -v e="$evals" -v a="$start" -v b="$end" 'BEGIN { print e / (b - a) }')
   awk -v n="$n" -v w="$(nproc)" -v e="$evals" -v a="$start" -v b="$end" 'BEGIN {
     printf "search N=%d (%d worker%s): %d evaluations in %.1f s: %.3f evaluations/s\n",
-           n, n > 1 ? n - 1 : w, n > 2 || w > 1 ? "s" : "", e, b - a, e / (b - a) }'
+           n, (n > 1 ? n - 1 : w), ((n > 2 || (n == 1 && w > 1)) ? "s" : ""), e, b - a,
+           e / (b - a) }'
 done
 awk -v a="${rate[1]}" -v b="${rate[2]}" -v c="${rate[3]}" 'BEGIN {
   printf "scaling: N=2 / N=1 %.2f, N=3 / N=1 %.2f (evaluations/s of whole runs, start-up included)\n",
