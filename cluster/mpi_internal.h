@@ -27,8 +27,8 @@ enum {
     PF_TAG_BYE,
 };
 
-/* The job rank 0 broadcasts: {"eval": config, "lock_id", "deadline_s", "heartbeat_s",
- * "watchdog_ms", "broadcast"}. */
+/* A text from rank 0 to every rank (the job: {"eval": config, "lock_id", "heartbeat_s",
+ * "watchdog_ms", "broadcast"}); *text is malloc'd on the others. */
 int pf_mpi_bcast_text(char **text, pf_error *err);
 
 /* A message from `source` (MPI_ANY_SOURCE for any), if one is waiting: returns 1 with *payload
