@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build-mpich -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPF_BENCH=OFF -DPF_MPI=mpich \
   >/dev/null
 cmake --build build-mpich -j "$(nproc)" --target perfora test_cluster
-if ! ldd build-mpich/perfora | grep -q libmpich; then
+libs=$(ldd build-mpich/perfora)
+if ! grep -q libmpich <<<"$libs"; then
   echo "mpich.sh: build-mpich/perfora does not link libmpich" >&2
   exit 1
 fi
