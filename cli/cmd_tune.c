@@ -53,6 +53,12 @@ static const char tune_usage[] =
     "                        MS per image, in full only if it may reach the frontier (5;\n"
     "                        0: every candidate in full)\n"
     "  --screen-margin M     ... unless a frontier point beats it by more than M (0.2)\n"
+    "  --model off|on        model-guided search (off): per generation breed pool x M\n"
+    "                        children, predict their time and error with models fitted to\n"
+    "                        the candidates measured so far, measure only M (docs/search.md)\n"
+    "  --model-measure M     children measured per generation (a fifth of the GA's)\n"
+    "  --model-pool K        children bred per child measured (10)\n"
+    "  --model-explore F     share of the measured children chosen at random (0.25)\n"
     "  --watchdog-s S        kill a worker silent for S seconds (600)\n"
     "  --worker-deadline-s S under mpirun: drop a worker rank silent for S seconds and\n"
     "                        dispatch its candidate again (60)\n"
@@ -187,6 +193,24 @@ static int eval_option(tune_args *a, const char *s, const char *v, bool *known)
     return 0;
 }
 
+static int model_option(tune_args *a, const char *s, const char *v)
+{
+    pf_tune_model_config *m = &a->cfg.model;
+    if (strcmp(s, "--model") == 0) {
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            return pf_cli_usage("tune", "--model is off or on");
+        m->on = strcmp(v, "on") == 0;
+        return 0;
+    }
+    if (strcmp(s, "--model-measure") == 0)
+        return integer(s, v, 1, 100000, &m->measure);
+    if (strcmp(s, "--model-pool") == 0)
+        return integer(s, v, 1, 1000, &m->pool);
+    if (strcmp(s, "--model-explore") == 0)
+        return number(s, v, 0, 1, &m->explore);
+    return pf_cli_usage("tune", "unknown option '%s'", s);
+}
+
 static int parse_option(tune_args *a, const char *s, const char *v)
 {
     bool known;
@@ -205,6 +229,8 @@ static int parse_option(tune_args *a, const char *s, const char *v)
         return integer(s, v, 1, 1024, &a->pool.jobs);
     } else if (strcmp(s, "--worker-deadline-s") == 0)
         return number(s, v, 0.1, 1e7, &a->mpi.deadline_s);
+    else if (strncmp(s, "--model", 7) == 0)
+        return model_option(a, s, v);
     else if (strcmp(s, "--max-error") == 0)
         return number(s, v, 1e-6, 1e6, &a->cfg.max_error);
     else if (strcmp(s, "--watchdog-s") == 0) {

@@ -125,6 +125,7 @@ static int open_common(pf_tune *t, pf_error *err)
     if (!t->prog)
         return -1;
     pf_ga_init(&t->ga, t->prog, &t->cfg.ga);
+    pf_tune_model_open(t);
     char *log_path = pf_run_path(t->dir, PF_RUN_LOG);
     t->logf = fopen(log_path, "a");
     free(log_path);
@@ -271,6 +272,7 @@ void pf_tune_free(pf_tune *t)
     free(t->recs);
     for (int s = 0; s < PF_SET_COUNT; s++)
         pf_strmap_free(&t->cache[s]);
+    pf_tune_model_close(t);
     if (t->prog) {
         pf_ga_free(&t->ga);
         pf_program_free(t->prog);

@@ -18,9 +18,21 @@
 
 #include <signal.h>
 
+/* The model-guided search (search/model.h, search/guide.h; docs/search.md "Models"): each
+ * generation breeds pool x measure children, the models fitted to the records of the earlier
+ * generations predict them, and only `measure` are measured. off: the released GA. */
+typedef struct pf_tune_model_config {
+    bool on;
+    int measure;           /* children measured per generation (0: a fifth of the released
+                              GA's new children, at least 1) */
+    int pool;              /* children bred per child measured (10) */
+    double explore;        /* share of the measured children chosen at random (0.25) */
+} pf_tune_model_config;
+
 typedef struct pf_tune_config {
     pf_ga_params ga;
     pf_eval_config eval;
+    pf_tune_model_config model;
     double max_error;      /* error cap of the quality numbers (Lab units; default 10) */
     bool test;             /* re-measure the final training frontier on the test split */
     char *source;          /* the program as the user named it (for messages and .sched) */

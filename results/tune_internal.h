@@ -24,6 +24,7 @@ struct pf_tune {
     long next_id;
     long seen_lines;               /* checkpoint: lines whose train genomes are `seen` */
     bool finished;
+    struct pf_tune_models *models; /* the model-guided search's, or NULL (tune_model.c) */
     pf_front_point *front;         /* the running training frontier (screening compares with it) */
     int n_front;
     bool front_changed;            /* since the evaluator last got it */
@@ -39,6 +40,17 @@ struct pf_tune {
 /* config.json */
 struct json_object *pf_tune_config_to_json(const pf_tune *t);
 int pf_tune_config_from_json(struct json_object *o, pf_tune_config *c, pf_error *err);
+
+/* The model-guided search (tune_model.c). config.json's "model" (absent in runs made before it:
+ * off); the models of a run, set up when it opens (NULL when off); at the start of a
+ * generation, their fit to the records of the generations before it and the GA's guide; the
+ * prediction made for a record's candidate, copied into the record before it is logged. */
+struct json_object *pf_tune_model_config_json(const pf_tune_model_config *m);
+int pf_tune_model_config_read(struct json_object *o, pf_tune_model_config *m, pf_error *err);
+void pf_tune_model_open(pf_tune *t);
+void pf_tune_model_prepare(pf_tune *t, int generation);
+void pf_tune_model_annotate(const pf_tune *t, pf_eval_record *rec);
+void pf_tune_model_close(pf_tune *t);
 
 /* Keeps a record (taking ownership of *r, which is left empty): cache, ids, best time. */
 void pf_tune_add_record(pf_tune *t, pf_eval_record *r);

@@ -23,7 +23,8 @@ static long expected_total(const pf_tune *t)
 {
     const pf_ga_params *p = &t->cfg.ga;
     long kept = (long)floor(p->elite_frac * p->population);
-    long n = p->population + (long)(p->generations - 1) * (p->population - kept);
+    long fresh = t->ga.guide.choose ? t->ga.guide.measure : p->population - kept;
+    long n = p->population + (long)(p->generations - 1) * fresh;
     return n + (t->cfg.test ? (t->frontier_size > 0 ? t->frontier_size : 10) : 0);
 }
 
@@ -54,6 +55,7 @@ static void report(pf_tune *t, int generation, const char *phase)
 static int take_record(pf_tune *t, pf_eval_record *rec, int generation, pf_error *err)
 {
     rec->generation = generation;
+    pf_tune_model_annotate(t, rec);
     if (pf_run_log_append(&t->log, rec, err) != 0)
         return -1;
     t->done_session++;
@@ -185,6 +187,7 @@ static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
 {
     double t0 = now_ms();
     int gen = t->ga.generation + 1, pending = 0, cached = 0;
+    pf_tune_model_prepare(t, gen);
     int n = pf_ga_propose(&t->ga);
     pf_strmap index;
     pf_strmap_init(&index);

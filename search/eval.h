@@ -50,6 +50,9 @@ typedef struct pf_eval_record {
     char *host;             /* the node it ran on (NULL: unknown) */
     int generation;         /* set by the search: the generation (-1: final re-measurement) */
     double screen_time;     /* the screening's mean relative time (NaN: not screened) */
+    double pred_time;       /* the search's models' prediction of time and error, made before
+                               the candidate was measured (NaN: none; search/model.h) */
+    double pred_error;
     bool full_timing;       /* time and images[] come from the full timing (samples x
                                min_sample_ms), not from the screening alone */
     double compile_ms;      /* JIT compile */

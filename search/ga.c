@@ -1,6 +1,7 @@
 /* One generation of the released GA (see ga.h): Pareto ranks, elitism, tournament mutants and
  * crossover children, the `seen` set; and its checkpoint form. */
 #include "search/ga.h"
+#include "search/ga_internal.h"
 
 #include "base/arena.h"
 #include "search/pareto.h"
@@ -84,6 +85,7 @@ static bool offer(pf_ga *ga, pf_schedule *s, pf_ga_origin origin)
     m->origin = origin;
     m->sched = *s;
     m->time = m->error = INFINITY;
+    m->pred_time = m->pred_error = NAN;
     return true;
 }
 
@@ -182,19 +184,24 @@ static void keep_elites(pf_ga *ga, const int *rank, int n_elite)
     free(order);
 }
 
-/* One child of a tournament winner (mutant) or of two (crossover); false if it was seen. */
-static bool breed_one(pf_ga *ga, const int *rank, bool crossover)
+void pf_ga_breed_child(pf_ga *ga, const int *rank, bool crossover, pf_schedule *child)
 {
     int n = ga->n_pop, k = ga->p.tournament;
-    pf_schedule child;
     const pf_ga_member *a = &ga->pop[pf_ga_tournament(&ga->rng, rank, n, k)];
     if (crossover) {
         const pf_ga_member *b = &ga->pop[pf_ga_tournament(&ga->rng, rank, n, k)];
-        pf_genome_crossover(&ga->ctx, &ga->rng, &a->sched, &b->sched, &child);
+        pf_genome_crossover(&ga->ctx, &ga->rng, &a->sched, &b->sched, child);
     } else {
-        pf_schedule_copy(&child, &a->sched);
-        pf_genome_mutate(&ga->ctx, &ga->rng, &child);
+        pf_schedule_copy(child, &a->sched);
+        pf_genome_mutate(&ga->ctx, &ga->rng, child);
     }
+}
+
+/* One child of a tournament winner (mutant) or of two (crossover); false if it was seen. */
+static bool breed_one(pf_ga *ga, const int *rank, bool crossover)
+{
+    pf_schedule child;
+    pf_ga_breed_child(ga, rank, crossover, &child);
     return offer(ga, &child, crossover ? PF_ORIGIN_CROSSOVER : PF_ORIGIN_MUTANT);
 }
 
@@ -216,7 +223,8 @@ int pf_ga_propose(pf_ga *ga)
 {
     free_members(ga->next, ga->n_next);
     ga->n_next = 0;
-    ga->next = pf_xcalloc((size_t)ga->p.population + 1, sizeof *ga->next);
+    ga->next = pf_xcalloc((size_t)ga->p.population + (size_t)ga->guide.measure + 1,
+                          sizeof *ga->next);
     if (ga->generation < 0 || ga->n_pop == 0) {
         propose_initial(ga);
         return ga->n_next;
@@ -225,9 +233,14 @@ int pf_ga_propose(pf_ga *ga)
     int n_elite = (int)floor(ga->p.elite_frac * N);
     int n_mut = (int)floor((ga->p.elite_frac + ga->p.mutant_frac) * N);
     int *rank = rank_population(ga);
-    keep_elites(ga, rank, n_elite);
-    breed(ga, rank, n_mut, false);
-    breed(ga, rank, N, true);
+    if (ga->guide.choose) {
+        keep_elites(ga, rank, ga->n_pop);  /* (mu + lambda): the commit keeps the best N */
+        pf_ga_breed_guided(ga, rank);
+    } else {
+        keep_elites(ga, rank, n_elite);
+        breed(ga, rank, n_mut, false);
+        breed(ga, rank, N, true);
+    }
     free(rank);
     return ga->n_next;
 }
@@ -244,9 +257,18 @@ void pf_ga_commit(pf_ga *ga)
     free_members(ga->pop, ga->n_pop);
     ga->pop = ga->next;
     ga->n_pop = ga->n_next;
+    if (ga->guide.choose && ga->n_pop > ga->p.population)
+        ga->n_pop = pf_ga_truncate(ga->pop, ga->n_pop, ga->p.population);
     ga->next = NULL;
     ga->n_next = 0;
     ga->generation++;
+}
+
+/* ---- for the guided breeding (ga_guided.c) ---- */
+
+bool pf_ga_offer(pf_ga *ga, pf_schedule *s, pf_ga_origin origin)
+{
+    return offer(ga, s, origin);
 }
 
 /* ---- checkpoint ---- */

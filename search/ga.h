@@ -40,7 +40,22 @@ typedef struct pf_ga_member {
     pf_schedule sched;
     bool measured;
     double time, error;    /* +inf when invalid */
+    double pred_time, pred_error;  /* the models' prediction before measuring (NaN: none) */
 } pf_ga_member;
+
+struct pf_ga;
+/* Model-guided breeding (search/guide.h, docs/search.md "Models"): each generation keeps the
+ * whole measured population, breeds pool x measure children, and `choose` picks at most
+ * `measure` of them to measure (their indices into pool, written to chosen; returns the count;
+ * it may note its predictions in the pool members);
+ * the commit keeps the best N by Pareto rank. choose NULL: the released GA. */
+typedef struct pf_ga_guide {
+    int (*choose)(void *ctx, struct pf_ga *ga, pf_ga_member *pool, int n_pool, int k,
+                  int *chosen);
+    void *ctx;
+    int measure;           /* children measured per generation */
+    int pool;              /* children bred per child measured (10) */
+} pf_ga_guide;
 
 typedef struct pf_ga {
     pf_ga_params p;
@@ -54,6 +69,7 @@ typedef struct pf_ga {
     pf_ga_member *next;
     pf_strmap seen;        /* every genome text ever proposed: duplicates are rejected */
     long rejected;         /* duplicates rejected so far (statistics) */
+    pf_ga_guide guide;     /* model-guided breeding, or choose NULL */
 } pf_ga;
 
 void pf_ga_init(pf_ga *ga, const pf_program *prog, const pf_ga_params *p);

@@ -25,6 +25,7 @@ void pf_record_init(pf_eval_record *r)
     r->worker = -1;
     r->rank = -1;
     r->screen_time = NAN;
+    r->pred_time = r->pred_error = NAN;
     r->full_timing = true;
 }
 
@@ -125,6 +126,10 @@ char *pf_record_to_json(const pf_eval_record *r)
     json_object_object_add(o, "host", r->host ? json_object_new_string(r->host) : NULL);
     json_object_object_add(o, "full_timing", json_object_new_boolean(r->full_timing));
     json_object_object_add(o, "screen_time", num(r->screen_time));
+    if (isfinite(r->pred_time) || isfinite(r->pred_error)) {  /* model-guided searches only */
+        json_object_object_add(o, "pred_time", num(r->pred_time));
+        json_object_object_add(o, "pred_error", num(r->pred_error));
+    }
     add_costs(o, r);
     json_object *imgs = json_object_new_array();
     for (int i = 0; i < r->n_images; i++)
@@ -232,6 +237,8 @@ int pf_record_from_json(const char *text, pf_eval_record *r, pf_error *err)
     r->full_timing = !json_object_object_get_ex(o, "full_timing", &v) || !v ||
                      json_object_get_boolean(v);
     r->screen_time = get_num(o, "screen_time", NAN);
+    r->pred_time = get_num(o, "pred_time", NAN);
+    r->pred_error = get_num(o, "pred_error", NAN);
     read_costs(o, r);
     r->schedule = get_str(o, "schedule");
     int rc = read_images(o, r);

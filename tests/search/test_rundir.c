@@ -6,10 +6,12 @@
 #include "cluster/pool.h"
 #include "results/rundir.h"
 #include "results/tune.h"
+#include "search/ga.h"
 #include "tests/harness/harness.h"
 #include "tests/search/search_test_util.h"
 
 #include <json-c/json.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,8 +271,116 @@ static void test_real_run_resumes(void)
     pf_tune_config_free(&cfg);
 }
 
+/* ---- the model-guided search (results/tune_model.c) ---- */
+
+static void guided_config(pf_tune_config *c)
+{
+    small_config(c, 10, 6);
+    c->model.on = true;
+    c->model.measure = 3;
+    c->model.pool = 4;
+}
+
+/* The training records of a run: their texts (a set), and per generation how many. */
+static void train_records(const char *dir, pf_strmap *texts, int *per_gen, int *predicted)
+{
+    char *text = run_file(dir, PF_RUN_EVALUATIONS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    pf_strmap_init(texts);
+    *predicted = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        pf_eval_record r;
+        CU_ASSERT_EQUAL_FATAL(pf_record_from_json(line, &r, NULL), 0);
+        if (r.set == PF_SET_TRAIN) {
+            pf_strmap_add(texts, r.schedule, 0);
+            per_gen[r.generation]++;
+            *predicted += isfinite(r.pred_time) && isfinite(r.pred_error);
+        }
+        pf_record_free(&r);
+    }
+    free(text);
+}
+
+/* Every frontier variant and every member of the last population was measured: the models
+ * choose what to measure, they never put a prediction on the frontier. */
+static void test_guided_frontier_is_measured(void)
+{
+    const char *dir = pf_test_tmp("guided");
+    pf_tune_config cfg;
+    guided_config(&cfg);
+    long submitted = fake_run(dir, &cfg, false, 0);
+    pf_strmap texts;
+    int per_gen[8] = { 0 }, predicted;
+    train_records(dir, &texts, per_gen, &predicted);
+    CU_ASSERT_EQUAL(per_gen[0], 10);
+    for (int g = 1; g < 6; g++)
+        CU_ASSERT_EQUAL(per_gen[g], 3);  /* measure = 3 of 12 bred */
+    CU_ASSERT_EQUAL(predicted, 5 * 3);   /* each with the prediction made before */
+    CU_ASSERT(submitted >= 10 + 5 * 3);  /* the test split too */
+    pf_error err;
+    char *path = pf_run_path(dir, PF_RUN_PROGRAM);
+    pf_program *prog = pf_load_program(path, &err);
+    free(path);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    int variants = 0;
+    for (int i = 0;; i++, variants++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s/frontier/variant-%03d.sched", dir, i);
+        pf_schedule s;
+        if (pf_schedule_load(prog, name, &s, &err) != 0)
+            break;
+        char *t = pf_schedule_text(prog, &s);
+        CU_ASSERT(pf_strmap_get(&texts, t, NULL));
+        free(t);
+        pf_schedule_free(&s);
+    }
+    CU_ASSERT(variants >= 1);
+    char *pop = population_of(dir);
+    json_object *a = json_tokener_parse(pop);
+    CU_ASSERT_EQUAL((int)json_object_array_length(a), 10);  /* the best N kept */
+    for (size_t i = 0; i < json_object_array_length(a); i++) {
+        json_object *m = json_object_array_get_idx(a, i), *v;
+        CU_ASSERT_FATAL(json_object_object_get_ex(m, "schedule", &v));
+        CU_ASSERT(pf_strmap_get(&texts, json_object_get_string(v), NULL));
+    }
+    json_object_put(a);
+    free(pop);
+    pf_strmap_free(&texts);
+    pf_program_free(prog);
+    pf_tune_config_free(&cfg);
+}
+
+/* Killed mid-generation and resumed, a guided run ends like an uninterrupted one: the models
+ * are refitted on the same records and choose the same children. */
+static void test_guided_resume_matches_uninterrupted(void)
+{
+    const char *a = pf_test_tmp("guided-whole"), *b = pf_test_tmp("guided-killed");
+    pf_tune_config cfg;
+    guided_config(&cfg);
+    long whole = fake_run(a, &cfg, false, 0);
+    kill_run_at(b, &cfg, 10 + 3 + 1, false);  /* in generation 2 */
+    char *log = pf_run_path(b, PF_RUN_EVALUATIONS);
+    long before = st_count_lines(log);
+    free(log);
+    long resumed = fake_run(b, NULL, true, 0);
+    CU_ASSERT_EQUAL(before + resumed, whole);
+    char *ea = run_file(a, PF_RUN_EVALUATIONS), *eb = run_file(b, PF_RUN_EVALUATIONS);
+    CU_ASSERT_STRING_EQUAL(ea, eb);  /* the same candidates, predictions and order */
+    char *pa = population_of(a), *pb = population_of(b);
+    CU_ASSERT_STRING_EQUAL(pa, pb);
+    char *config = run_file(b, PF_RUN_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(config, "\"model\""));
+    free(config);
+    free(ea);
+    free(eb);
+    free(pa);
+    free(pb);
+    pf_tune_config_free(&cfg);
+}
+
 PF_TEST_SUITE(search_rundir, PF_TEST(test_log_appends_and_cuts_torn_lines),
               PF_TEST(test_run_files_and_cache),
               PF_TEST(test_resume_after_sigkill_matches_uninterrupted),
               PF_TEST(test_seed_replays_a_run),
-              PF_TEST(test_real_run_resumes))
+              PF_TEST(test_real_run_resumes), PF_TEST(test_guided_frontier_is_measured),
+              PF_TEST(test_guided_resume_matches_uninterrupted))

@@ -1,0 +1,230 @@
+/* bench_model: how well the search's models (search/model.h) predict candidates they have not
+ * seen, on the measured candidates of finished runs (docs/search.md, "Models"). Two held-out
+ * protocols per run:
+ *   ahead: as the search uses them: every generation g >= 1 predicted by models fitted on the
+ *          generations before it (each candidate predicted once, before "its" measurement);
+ *   split: a fixed 75/25 split of the candidates (every fourth held out, in record order).
+ * For each: Spearman's rank correlation and the median and mean relative error of time and of
+ * error (error: held-out candidates whose set of genes had not been measured, with measured
+ * error >= 0.1 Lab; the others are looked up, not predicted), and the share of held-out
+ * candidates whose genes were measured together before (exact lookups).
+ * Usage: bench_model RUN [RUN ...]   (run directories of perfora tune; nothing is timed) */
+#include "base/arena.h"
+#include "lang/lang.h"
+#include "search/eval.h"
+#include "search/ga.h"
+#include "search/model.h"
+#include "search/model_fit.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --dump: every prediction of the "ahead" protocol on a line of its own. */
+static bool dump;
+/* --insample: the split protocol fitted and evaluated on every candidate (the fit's residual). */
+static bool insample;
+
+typedef struct run_data {
+    pf_program *prog;
+    pf_model all;       /* every valid training measurement, in record order */
+    int *gen;           /* [all.n]: its generation */
+    int max_gen;
+} run_data;
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *s = pf_xmalloc(cap);
+    for (size_t r; (r = fread(s + n, 1, cap - n - 1, f)) > 0;) {
+        n += r;
+        if (n + 1 == cap)
+            s = pf_xrealloc(s, cap *= 2);
+    }
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+static int load_run(const char *dir, run_data *rd)
+{
+    char path[4096];
+    pf_error err;
+    snprintf(path, sizeof path, "%s/program.pf", dir);
+    rd->prog = pf_load_program(path, &err);
+    snprintf(path, sizeof path, "%s/evaluations.jsonl", dir);
+    char *text = rd->prog ? read_text(path) : NULL;
+    if (!text) {
+        fprintf(stderr, "bench_model: %s: %s\n", dir, rd->prog ? "no evaluations.jsonl"
+                                                                 : err.msg);
+        return -1;
+    }
+    pf_model_init(&rd->all, rd->prog);
+    int cap = 1024;
+    rd->gen = pf_xmalloc(sizeof *rd->gen * (size_t)cap);
+    rd->max_gen = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        pf_eval_record r;
+        if (pf_record_from_json(line, &r, &err) != 0)
+            continue;
+        if (r.set == PF_SET_TRAIN && r.valid && r.generation >= 0 &&
+            pf_model_add(&rd->all, r.schedule, r.time, r.error)) {
+            if (rd->all.n > cap)
+                rd->gen = pf_xrealloc(rd->gen, sizeof *rd->gen * (size_t)(cap *= 2));
+            rd->gen[rd->all.n - 1] = r.generation;
+            if (r.generation > rd->max_gen)
+                rd->max_gen = r.generation;
+        }
+        pf_record_free(&r);
+    }
+    free(text);
+    return 0;
+}
+
+static void print_row(const char *run, const char *how, const pf_model_accuracy *a)
+{
+    printf("%-28s %-6s %5d %5d | %6.3f %6.3f %6.3f | %6.3f %6.3f %6.3f %4d | %5.1f%%\n", run, how,
+           a->n_train, a->n_test, a->time_spearman, a->time_rel_median, a->time_rel_mean,
+           a->error_spearman, a->error_rel_median, a->error_rel_mean, a->error_n,
+           a->n_test ? 100.0 * a->error_measured / a->n_test : 0.0);
+}
+
+/* Pools the per-generation held-out predictions: returns the figures over all of them. */
+static void ahead(run_data *rd, pf_model_accuracy *out)
+{
+    int n = rd->all.n;
+    int *train = pf_xmalloc(sizeof *train * (size_t)(n + 1));
+    int *test = pf_xmalloc(sizeof *test * (size_t)(n + 1));
+    double *pt = pf_xmalloc(sizeof *pt * 4 * (size_t)(n + 1));
+    double *mt = pt + n, *pe = mt + n, *me = pe + n;
+    int nt = 0, ne = 0, measured = 0, trained = 0;
+    for (int g = 1; g <= rd->max_gen; g++) {
+        int a = 0, b = 0;
+        for (int i = 0; i < n; i++) {
+            if (rd->gen[i] < g)
+                train[a++] = i;
+            else if (rd->gen[i] == g)
+                test[b++] = i;
+        }
+        if (b == 0)
+            continue;
+        pf_model sub;
+        pf_model_init(&sub, rd->prog);
+        for (int i = 0; i < a; i++) {
+            char *text = pf_schedule_text(rd->prog, &rd->all.sched[train[i]]);
+            pf_model_add(&sub, text, rd->all.t[train[i]], rd->all.e[train[i]]);
+            free(text);
+        }
+        pf_model_fit(&sub);
+        trained += a;
+        for (int i = 0; i < b; i++) {
+            int j = test[i], how;
+            pt[nt] = pf_time_model_predict(&sub.time, &rd->all.feat[j]);
+            mt[nt++] = rd->all.t[j];
+            double e = pf_error_model_predict(&sub.error, &rd->all.sched[j], &how);
+            measured += how == 1;
+            if (dump) {
+                char *text = pf_schedule_text(rd->prog, &rd->all.sched[j]);
+                for (char *p = strchr(text, '\n'); p; p = strchr(p, '\n'))
+                    *p = p[1] ? '|' : ' ';
+                printf("dump %d %8.3f %8.3f %7.3f %7.3f %d %s\n", g, pt[nt - 1], mt[nt - 1], e,
+                       rd->all.e[j], how, strchr(text, '|') ? strchr(text, '|') + 1 : "");
+                free(text);
+            }
+            if (how != 1 && rd->all.e[j] >= 0.1) {
+                pe[ne] = e;
+                me[ne++] = rd->all.e[j];
+            }
+        }
+        pf_model_free(&sub);
+    }
+    memset(out, 0, sizeof *out);
+    out->n_train = rd->max_gen > 0 ? trained / rd->max_gen : 0;
+    out->n_test = nt;
+    out->time_spearman = pf_spearman(pt, mt, nt);
+    pf_relative_error(pt, mt, nt, &out->time_rel_median, &out->time_rel_mean);
+    out->error_n = ne;
+    out->error_measured = measured;
+    out->error_spearman = pf_spearman(pe, me, ne);
+    pf_relative_error(pe, me, ne, &out->error_rel_median, &out->error_rel_mean);
+    free(pt);
+    free(train);
+    free(test);
+}
+
+static void split(run_data *rd, pf_model_accuracy *out)
+{
+    int n = rd->all.n, a = 0, b = 0;
+    int *train = pf_xmalloc(sizeof *train * (size_t)(n + 1));
+    int *test = pf_xmalloc(sizeof *test * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        if (i % 4 == 3 || insample)
+            test[b++] = i;
+        if (i % 4 != 3 || insample)
+            train[a++] = i;
+    }
+    pf_model_accuracy_of(&rd->all, train, a, test, b, out);
+    if (dump && insample) {
+        pf_model sub;
+        pf_model_init(&sub, rd->prog);
+        for (int i = 0; i < n; i++) {
+            char *text = pf_schedule_text(rd->prog, &rd->all.sched[i]);
+            pf_model_add(&sub, text, rd->all.t[i], rd->all.e[i]);
+            free(text);
+        }
+        pf_model_fit(&sub);
+        for (int i = 0; i < n; i++) {
+            char *text = pf_schedule_text(rd->prog, &rd->all.sched[i]);
+            for (char *p = strchr(text, '\n'); p; p = strchr(p, '\n'))
+                *p = p[1] ? '|' : ' ';
+            printf("fit %8.3f %8.3f %s\n", pf_time_model_predict(&sub.time, &rd->all.feat[i]),
+                   rd->all.t[i], strchr(text, '|') ? strchr(text, '|') + 1 : "");
+            free(text);
+        }
+        pf_model_free(&sub);
+    }
+    free(train);
+    free(test);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_model RUN [RUN ...]\n");
+        return 2;
+    }
+    printf("# held-out accuracy of the search's models; time: Spearman, relative error median "
+           "and mean;\n# error: the same on new sets of genes with error >= 0.1 (n); lookups: "
+           "held-out candidates whose genes were measured together before\n");
+    printf("%-28s %-6s %5s %5s | %6s %6s %6s | %6s %6s %6s %4s | %s\n", "run", "how", "train",
+           "test", "t.rho", "t.med", "t.mean", "e.rho", "e.med", "e.mean", "n", "lookups");
+    int rc = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--dump") == 0 || strcmp(argv[i], "--insample") == 0) {
+            *(argv[i][2] == 'd' ? &dump : &insample) = true;
+            continue;
+        }
+        run_data rd;
+        memset(&rd, 0, sizeof rd);
+        if (load_run(argv[i], &rd) != 0) {
+            rc = 1;
+            continue;
+        }
+        const char *name = strrchr(argv[i], '/') && strrchr(argv[i], '/')[1]
+                               ? strrchr(argv[i], '/') + 1 : argv[i];
+        pf_model_accuracy a;
+        ahead(&rd, &a);
+        print_row(name, "ahead", &a);
+        split(&rd, &a);
+        print_row(name, "split", &a);
+        pf_model_free(&rd.all);
+        free(rd.gen);
+        pf_program_free(rd.prog);
+    }
+    return rc;
+}

@@ -1,0 +1,172 @@
+/* The model-guided search of a run (tune.h, pf_tune_model_config; docs/search.md "Models"):
+ * config.json's "model", the models fitted at the start of each generation to the training
+ * records of the generations before it (so that a resumed run, which has the same records,
+ * refits the same models and chooses the same children), the GA's guide, and the prediction
+ * each record carries. */
+#include "results/tune_internal.h"
+
+#include "base/arena.h"
+#include "search/guide.h"
+#include "search/model.h"
+#include "search/model_fit.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pf_tune_models {
+    pf_model model;
+    int upto;                /* the records of generations < upto are in the model */
+    pf_front_point *front;   /* their training frontier: what the guide compares with */
+    int n_front;
+};
+
+/* ---- config.json ---- */
+
+json_object *pf_tune_model_config_json(const pf_tune_model_config *m)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "on", json_object_new_boolean(m->on));
+    json_object_object_add(o, "measure", json_object_new_int(m->measure));
+    json_object_object_add(o, "pool", json_object_new_int(m->pool));
+    json_object_object_add(o, "explore", json_object_new_double(m->explore));
+    return o;
+}
+
+int pf_tune_model_config_read(json_object *o, pf_tune_model_config *m, pf_error *err)
+{
+    json_object *v;
+    m->on = false;  /* runs made before the models: the released GA */
+    if (!o)
+        return 0;
+    if (json_object_object_get_ex(o, "on", &v))
+        m->on = json_object_get_boolean(v);
+    if (json_object_object_get_ex(o, "measure", &v))
+        m->measure = json_object_get_int(v);
+    if (json_object_object_get_ex(o, "pool", &v))
+        m->pool = json_object_get_int(v);
+    if (json_object_object_get_ex(o, "explore", &v))
+        m->explore = json_object_get_double(v);
+    if (m->measure < 0 || m->pool < 1 || !(m->explore >= 0 && m->explore <= 1))
+        return pf_fail(err, "config.json: 'model' needs measure >= 0, pool >= 1 and explore in "
+                       "[0, 1]");
+    return 0;
+}
+
+/* Children measured per generation: as configured, else a fifth of the released GA's. */
+static int measure_of(const pf_tune_config *c)
+{
+    if (c->model.measure > 0)
+        return c->model.measure;
+    int n = c->ga.population, kept = (int)floor(c->ga.elite_frac * n);
+    int k = (int)lround((n - kept) / 5.0);
+    return k < 1 ? 1 : k;
+}
+
+/* ---- the guide ---- */
+
+/* The GA's choose: predict every child of the pool, let the guide pick. */
+static int choose(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, int *chosen)
+{
+    pf_tune *t = ctx;
+    struct pf_tune_models *m = t->models;
+    double *pt = pf_xmalloc(sizeof *pt * 2 * (size_t)(n + 1)), *pe = pt + n;
+    for (int i = 0; i < n; i++) {
+        pf_model_predict(&m->model, &pool[i].sched, &pt[i], &pe[i]);
+        pool[i].pred_time = pt[i];
+        pool[i].pred_error = pe[i];
+    }
+    int c = pf_guide_choose(pt, pe, n, m->front, m->n_front, k, t->cfg.model.explore,
+                            t->cfg.max_error, &ga->rng, chosen);
+    int beyond = 0;
+    for (int i = 0; i < c; i++)
+        beyond += pe[chosen[i]] <= t->cfg.max_error &&
+                  pt[chosen[i]] < pf_guide_front_time(m->front, m->n_front, pe[chosen[i]]);
+    pf_tune_log(t, "models: %d children bred, %d chosen to measure (%d predicted beyond the "
+                "frontier, %d at random)", n, c, beyond,
+                pf_guide_explore_count(c, t->cfg.model.explore));
+    free(pt);
+    return c;
+}
+
+void pf_tune_model_open(pf_tune *t)
+{
+    if (!t->cfg.model.on)
+        return;
+    t->models = pf_xcalloc(1, sizeof *t->models);
+    pf_model_init(&t->models->model, t->prog);
+    t->ga.guide = (pf_ga_guide){ choose, t, measure_of(&t->cfg), t->cfg.model.pool };
+}
+
+void pf_tune_model_close(pf_tune *t)
+{
+    if (!t->models)
+        return;
+    pf_model_free(&t->models->model);
+    free(t->models->front);
+    free(t->models);
+    t->models = NULL;
+}
+
+/* How well the last generation's predictions did (they were made before its measurements). */
+static void log_accuracy(pf_tune *t, int generation)
+{
+    int n = 0;
+    double *v = pf_xmalloc(sizeof *v * 4 * (size_t)(t->n_recs + 1));
+    double *pt = v, *mt = v + t->n_recs, *pe = mt + t->n_recs, *me = pe + t->n_recs;
+    for (int i = 0; i < t->n_recs; i++) {
+        const pf_eval_record *r = &t->recs[i];
+        if (r->generation == generation && r->valid && isfinite(r->pred_time) &&
+            isfinite(r->pred_error)) {
+            pt[n] = r->pred_time;
+            mt[n] = r->time;
+            pe[n] = r->pred_error;
+            me[n++] = r->error;
+        }
+    }
+    if (n >= 3) {
+        double med, mean;
+        pf_relative_error(pt, mt, n, &med, &mean);
+        pf_tune_log(t, "models on generation %d (%d candidates, predicted before measuring): "
+                    "time Spearman %.2f, median relative error %.2f; error Spearman %.2f",
+                    generation, n, pf_spearman(pt, mt, n), med, pf_spearman(pe, me, n));
+    }
+    free(v);
+}
+
+void pf_tune_model_prepare(pf_tune *t, int generation)
+{
+    struct pf_tune_models *m = t->models;
+    if (!m || generation <= m->upto)
+        return;
+    int added = 0;
+    for (int i = 0; i < t->n_recs; i++) {
+        const pf_eval_record *r = &t->recs[i];
+        if (r->set != PF_SET_TRAIN || r->generation < m->upto || r->generation >= generation)
+            continue;
+        /* as evaluations.jsonl holds them, like the GA's measurements */
+        double time = pf_round7(r->time), error = pf_round7(r->error);
+        if (r->valid && pf_model_add(&m->model, r->schedule, time, error)) {
+            pf_front_add(&m->front, &m->n_front, error, time);
+            added++;
+        }
+    }
+    m->upto = generation;
+    pf_model_fit(&m->model);
+    if (generation >= 2)
+        log_accuracy(t, generation - 1);
+    pf_tune_log(t, "models fitted on %d measured candidates (%d new)", m->model.n, added);
+}
+
+void pf_tune_model_annotate(const pf_tune *t, pf_eval_record *rec)
+{
+    if (!t->models || rec->set != PF_SET_TRAIN)
+        return;
+    for (int i = 0; i < t->ga.n_next; i++)
+        if (strcmp(t->ga.next[i].text, rec->schedule) == 0) {
+            rec->pred_time = t->ga.next[i].pred_time;
+            rec->pred_error = t->ga.next[i].pred_error;
+            return;
+        }
+}

@@ -1,0 +1,177 @@
+/* Model-guided breeding (ga.h, pf_ga_guide; docs/search.md "Models"): a generation keeps its
+ * whole measured population, breeds `pool` children for every one it will measure with the
+ * released operators, lets the guide choose which to measure, and the commit keeps the best N
+ * by Pareto rank, crowding deciding the last rank. Children not chosen are forgotten (not
+ * `seen`): a later generation may breed and choose them. */
+#include "search/ga_internal.h"
+
+#include "base/arena.h"
+#include "search/pareto.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Draws per pool member before the pool is given up (a small space runs out of new genomes). */
+#define POOL_TRIES 20
+/* Failed crossovers in a row after which the pool takes mutants (a converged population). */
+#define CROSSOVER_FAILS 100
+
+static void free_pool(pf_ga_member *pool, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(pool[i].text);
+        pf_schedule_free(&pool[i].sched);
+    }
+    free(pool);
+}
+
+/* A new pool member from `child` (consumed), unless seen or already in the pool. The member
+ * keeps the schedule its text describes, as offer does. */
+static bool pool_add(pf_ga *ga, pf_strmap *in_pool, pf_schedule *child, pf_ga_origin origin,
+                     pf_ga_member *m)
+{
+    char *text = pf_schedule_text(ga->prog, child);
+    pf_schedule parsed;
+    pf_error err;
+    bool fresh = !pf_strmap_get(&ga->seen, text, NULL) && pf_strmap_add(in_pool, text, 0) &&
+                 pf_schedule_parse(ga->prog, text, "<genome>", &parsed, &err) == 0;
+    pf_schedule_free(child);
+    if (!fresh) {
+        ga->rejected++;
+        free(text);
+        return false;
+    }
+    memset(m, 0, sizeof *m);
+    m->text = text;
+    m->sched = parsed;
+    m->origin = origin;
+    m->time = m->error = INFINITY;
+    m->pred_time = m->pred_error = NAN;
+    return true;
+}
+
+/* The pool: mutants and crossover children in the released GA's proportions. */
+static int breed_pool(pf_ga *ga, const int *rank, pf_ga_member *pool, int size)
+{
+    double keep = ga->p.elite_frac < 1 ? 1 - ga->p.elite_frac : 1;
+    int n_mut = (int)lround(size * fmin(1, ga->p.mutant_frac / keep)), n = 0, fails = 0;
+    pf_strmap in_pool;
+    pf_strmap_init(&in_pool);
+    for (int t = 0; n < size && t < POOL_TRIES * size; t++) {
+        bool crossover = n >= n_mut && fails < CROSSOVER_FAILS;
+        pf_schedule child;
+        pf_ga_breed_child(ga, rank, crossover, &child);
+        pf_ga_origin o = crossover ? PF_ORIGIN_CROSSOVER : PF_ORIGIN_MUTANT;
+        if (pool_add(ga, &in_pool, &child, o, &pool[n])) {
+            n++;
+            fails = 0;
+        } else {
+            fails += crossover;
+        }
+    }
+    pf_strmap_free(&in_pool);
+    return n;
+}
+
+void pf_ga_breed_guided(pf_ga *ga, const int *rank)
+{
+    int k = ga->guide.measure, size = k * (ga->guide.pool > 0 ? ga->guide.pool : 1);
+    pf_ga_member *pool = pf_xcalloc((size_t)size + 1, sizeof *pool);
+    int n = breed_pool(ga, rank, pool, size);
+    int *chosen = pf_xmalloc(sizeof *chosen * (size_t)(k + 1));
+    int c = n > 0 ? ga->guide.choose(ga->guide.ctx, ga, pool, n, k, chosen) : 0;
+    for (int i = 0; i < c; i++) {
+        pf_ga_member *m = &pool[chosen[i]];
+        double pt = m->pred_time, pe = m->pred_error;
+        bool taken = pf_ga_offer(ga, &m->sched, m->origin);
+        memset(&m->sched, 0, sizeof m->sched);  /* the generation's now, or freed */
+        if (!taken)
+            continue;
+        ga->next[ga->n_next - 1].pred_time = pt;
+        ga->next[ga->n_next - 1].pred_error = pe;
+    }
+    free(chosen);
+    free_pool(pool, n);
+}
+
+/* ---- truncation: the best n by rank, crowding on the last rank ---- */
+
+typedef struct order_key {
+    int index, rank;
+    double crowd;
+} order_key;
+
+static int cmp_key(const void *x, const void *y)
+{
+    const order_key *a = x, *b = y;
+    if (a->rank != b->rank)
+        return a->rank - b->rank;
+    if (a->crowd != b->crowd)
+        return a->crowd > b->crowd ? -1 : 1;
+    return a->index - b->index;
+}
+
+static const pf_ga_member *crowd_members;
+static int cmp_error(const void *x, const void *y)
+{
+    const pf_ga_member *a = &crowd_members[*(const int *)x], *b = &crowd_members[*(const int *)y];
+    if (a->error != b->error)
+        return a->error < b->error ? -1 : 1;
+    return *(const int *)x - *(const int *)y;
+}
+
+/* NSGA-II's crowding distance within each rank, on error and log time (the front's ends: +inf). */
+static void crowding(const pf_ga_member *m, order_key *key, int count)
+{
+    int *idx = pf_xmalloc(sizeof *idx * (size_t)(count + 1));
+    for (int r = 0;; r++) {
+        int n = 0;
+        for (int i = 0; i < count; i++)
+            if (key[i].rank == r)
+                idx[n++] = i;
+        if (n == 0)
+            break;
+        crowd_members = m;
+        qsort(idx, (size_t)n, sizeof *idx, cmp_error);
+        for (int j = 0; j < n; j++) {
+            const pf_ga_member *a = &m[idx[j > 0 ? j - 1 : j]], *b = &m[idx[j + 1 < n ? j + 1 : j]];
+            bool end = j == 0 || j == n - 1 || !isfinite(a->time) || !isfinite(b->time);
+            key[idx[j]].crowd = end ? INFINITY
+                                    : (b->error - a->error) + fabs(log(a->time / b->time));
+        }
+    }
+    free(idx);
+}
+
+int pf_ga_truncate(pf_ga_member *m, int count, int n)
+{
+    if (count <= n)
+        return count;
+    double *t = pf_xmalloc(sizeof *t * 2 * (size_t)count), *e = t + count;
+    int *rank = pf_xmalloc(sizeof *rank * (size_t)count);
+    order_key *key = pf_xmalloc(sizeof *key * (size_t)count);
+    for (int i = 0; i < count; i++) {
+        t[i] = m[i].time;
+        e[i] = m[i].error;
+    }
+    pf_pareto_rank(t, e, count, rank);
+    for (int i = 0; i < count; i++)
+        key[i] = (order_key){ i, rank[i], 0 };
+    crowding(m, key, count);
+    qsort(key, (size_t)count, sizeof *key, cmp_key);
+    pf_ga_member *kept = pf_xmalloc(sizeof *kept * (size_t)count);
+    for (int i = 0; i < count; i++) {
+        kept[i] = m[key[i].index];
+        if (i >= n) {
+            free(kept[i].text);
+            pf_schedule_free(&kept[i].sched);
+        }
+    }
+    memcpy(m, kept, sizeof *m * (size_t)n);
+    free(kept);
+    free(key);
+    free(rank);
+    free(t);
+    return n;
+}

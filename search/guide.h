@@ -1,0 +1,34 @@
+/* Which bred children to measure (docs/search.md, "Models"): given the models' predictions for
+ * a pool of children and the measured training frontier, choose k of them: most by how far the
+ * models place them beyond the frontier, the rest (the exploration share) at random, so that
+ * the models keep learning where they are wrong. The frontier is never changed here: a chosen
+ * child is measured before anything is concluded from it.
+ *
+ *   margin(c) = log(pred_time(c)) - log(T(pred_error(c)))
+ *
+ * with T(e) the lowest time at error <= e on the frontier extended by the children already
+ * chosen (as predicted), so that each pick is promising compared with the picks before it too
+ * (a pool's near-copies of one good child are not all measured). Children predicted above the
+ * error cap come last. */
+#ifndef PF_SEARCH_GUIDE_H
+#define PF_SEARCH_GUIDE_H
+
+#include "search/eval.h"
+#include "search/rng.h"
+
+/* Chooses up to k of the n children (predicted time and error; NaN: no prediction, treated as
+ * promising) given the measured frontier; writes their indices to chosen, the exploited ones
+ * first. explore is the share of k chosen at random (rounded; at least one when explore > 0
+ * and k >= 2). Returns the count (min(k, n)). */
+int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
+                    const pf_front_point *front, int n_front, int k, double explore,
+                    double max_error, pf_rng *rng, int *chosen);
+
+/* How many of k are chosen at random: explore x k rounded, at least one when explore > 0 and
+ * k >= 2. */
+int pf_guide_explore_count(int k, double explore);
+
+/* T(e): the lowest time among points with error <= e (+inf when none). */
+double pf_guide_front_time(const pf_front_point *front, int n, double error);
+
+#endif

@@ -1,0 +1,264 @@
+/* The error model (see model_error.h): the caches of measured errors (per gene alone, per set of
+ * genes), the per-gene regression and the fitted composition. */
+#include "search/model_error.h"
+
+#include "base/arena.h"
+#include "base/strbuf.h"
+#include "search/model_fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Errors enter the regression as log(error + EPS): exact genes (error 0) stay finite. */
+#define EPS 0.02
+/* The composition's exponents tried (1: additive). */
+static const double exponents[] = { 1, 1.25, 1.5, 2, 3, 4, 8 };
+#define N_EXPONENTS ((int)(sizeof exponents / sizeof exponents[0]))
+
+void pf_error_model_init(pf_error_model *m, const pf_program *prog, const pf_program_static *ps)
+{
+    memset(m, 0, sizeof *m);
+    m->prog = prog;
+    m->ps = ps;
+    pf_strmap_init(&m->genes);
+    pf_strmap_init(&m->sigs);
+    m->d = PF_GENE_NFEAT + 2 * prog->n_loops + 1;
+    m->beta = pf_xcalloc((size_t)m->d, sizeof *m->beta);
+    m->a = m->p = 1;
+}
+
+static void clear(pf_error_model *m)
+{
+    pf_strmap_free(&m->genes);
+    pf_strmap_free(&m->sigs);
+    free(m->gene_err);
+    free(m->gene_n);
+    free(m->sig_err);
+    m->gene_err = m->sig_err = NULL;
+    m->gene_n = NULL;
+    m->n_genes = m->cap_genes = m->n_sigs = m->cap_sigs = 0;
+    pf_strmap_init(&m->genes);
+    pf_strmap_init(&m->sigs);
+}
+
+void pf_error_model_free(pf_error_model *m)
+{
+    clear(m);
+    pf_strmap_free(&m->genes);
+    pf_strmap_free(&m->sigs);
+    free(m->beta);
+    memset(m, 0, sizeof *m);
+}
+
+char *pf_error_signature(const pf_program *prog, const pf_schedule *s)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    for (int l = 0; l < s->n_loops; l++)
+        if (s->approx[l].kind != PF_GENE_EXACT) {
+            pf_sb_printf(&sb, "%s ", prog->loops[l].name);
+            pf_gene_print(&s->approx[l], &sb);
+            pf_sb_putc(&sb, '\n');
+        }
+    return pf_sb_take(&sb);
+}
+
+static char *gene_key(const pf_program *prog, int loop, const pf_approx_gene *g)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_sb_printf(&sb, "%s\t", prog->loops[loop].name);
+    pf_gene_print(g, &sb);
+    return pf_sb_take(&sb);
+}
+
+/* Adds a measurement to a cache entry (a running mean). */
+static void remember(pf_strmap *map, double **err, int **cnt, int *n, int *cap, const char *key,
+                     double e)
+{
+    int i;
+    if (!pf_strmap_get(map, key, &i)) {
+        if (*n == *cap) {
+            *cap = *cap ? 2 * *cap : 64;
+            *err = pf_xrealloc(*err, sizeof **err * (size_t)*cap);
+            if (cnt)
+                *cnt = pf_xrealloc(*cnt, sizeof **cnt * (size_t)*cap);
+        }
+        i = (*n)++;
+        pf_strmap_put(map, key, i);
+        (*err)[i] = 0;
+        if (cnt)
+            (*cnt)[i] = 0;
+    }
+    if (cnt) {
+        (*cnt)[i]++;
+        (*err)[i] += (e - (*err)[i]) / (*cnt)[i];
+    } else {
+        (*err)[i] = e;
+    }
+}
+
+static int only_gene(const pf_schedule *s)
+{
+    int loop = -1;
+    for (int l = 0; l < s->n_loops; l++)
+        if (s->approx[l].kind != PF_GENE_EXACT) {
+            if (loop >= 0)
+                return -1;
+            loop = l;
+        }
+    return loop;
+}
+
+/* The regression's features of a gene: its own, its loop, its loop's slope in log share. */
+static void regression_x(const pf_error_model *m, int loop, const pf_approx_gene *g, double *x)
+{
+    int L = m->prog->n_loops;
+    memset(x, 0, sizeof *x * (size_t)m->d);
+    pf_gene_features(m->ps, loop, g, x);
+    x[PF_GENE_NFEAT + loop] = 1;
+    x[PF_GENE_NFEAT + L + loop] = x[0];
+    x[m->d - 1] = 1;
+}
+
+/* The per-gene regression on the cache of single-gene measurements. */
+static void fit_regression(pf_error_model *m, const pf_schedule *s, int n)
+{
+    int d = m->d, rows = 0;
+    double *X = pf_xmalloc(sizeof *X * (size_t)d * (size_t)(m->n_genes + 1));
+    double *y = pf_xmalloc(sizeof *y * (size_t)(m->n_genes + 1));
+    pf_strmap done;
+    pf_strmap_init(&done);
+    for (int i = 0; i < n; i++) {
+        int loop = only_gene(&s[i]);
+        if (loop < 0)
+            continue;
+        char *key = gene_key(m->prog, loop, &s[i].approx[loop]);
+        int g;
+        if (pf_strmap_add(&done, key, 0) && pf_strmap_get(&m->genes, key, &g)) {
+            regression_x(m, loop, &s[i].approx[loop], X + (size_t)rows * d);
+            y[rows++] = log(m->gene_err[g] + EPS);
+        }
+        free(key);
+    }
+    pf_strmap_free(&done);
+    memset(m->beta, 0, sizeof *m->beta * (size_t)d);
+    if (rows > 0)
+        pf_fit_ridge(X, y, NULL, rows, d, 0.3, NULL, m->beta);
+    free(X);
+    free(y);
+}
+
+/* The error gene g causes alone: measured, or estimated; *estimated set when so. */
+static double gene_error(const pf_error_model *m, int loop, const pf_approx_gene *g,
+                         bool *estimated)
+{
+    char *key = gene_key(m->prog, loop, g);
+    int i;
+    bool known = pf_strmap_get(&m->genes, key, &i);
+    free(key);
+    if (known)
+        return m->gene_err[i];
+    *estimated = true;
+    double *x = pf_xmalloc(sizeof *x * (size_t)m->d), z = 0;
+    regression_x(m, loop, g, x);
+    for (int j = 0; j < m->d; j++)
+        z += x[j] * m->beta[j];
+    free(x);
+    return fmax(0, exp(z) - EPS);
+}
+
+/* The genes' errors alone; returns how many genes. */
+static int gene_errors(const pf_error_model *m, const pf_schedule *s, double *e, bool *estimated)
+{
+    int n = 0;
+    for (int l = 0; l < s->n_loops; l++)
+        if (s->approx[l].kind != PF_GENE_EXACT)
+            e[n++] = gene_error(m, l, &s->approx[l], estimated);
+    return n;
+}
+
+static double compose(const double *e, int n, double p)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += pow(e[i], p);
+    return pow(s, 1 / p);
+}
+
+/* a and p on the candidates with several genes: p from the list, a by least squares on logs. */
+static void fit_composition(pf_error_model *m, const pf_schedule *s, const double *error, int n)
+{
+    double *e = pf_xmalloc(sizeof *e * (size_t)(m->prog->n_loops + 1));
+    double best = INFINITY;
+    m->a = m->p = 1;
+    m->n_multi = 0;
+    for (int k = 0; k < N_EXPONENTS; k++) {
+        double sum = 0, sum2 = 0;
+        int cnt = 0;
+        for (int i = 0; i < n; i++) {
+            bool est = false;
+            int g = gene_errors(m, &s[i], e, &est);
+            if (g < 2)
+                continue;
+            double c = compose(e, g, exponents[k]);
+            if (!(error[i] > 1e-9 && c > 1e-9))
+                continue;  /* nothing to scale */
+            double r = log(error[i]) - log(c);
+            sum += r;
+            sum2 += r * r;
+            cnt++;
+        }
+        double ss = cnt ? sum2 - sum * sum / cnt : 0;  /* residual after the best log a */
+        if (cnt >= 3 && ss < best - 1e-12) {
+            best = ss;
+            m->p = exponents[k];
+            m->a = exp(sum / cnt);
+        }
+        m->n_multi = cnt;
+    }
+    free(e);
+}
+
+int pf_error_model_fit(pf_error_model *m, const pf_schedule *s, const double *error, int n)
+{
+    clear(m);
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(error[i]))
+            continue;
+        char *sig = pf_error_signature(m->prog, &s[i]);
+        remember(&m->sigs, &m->sig_err, NULL, &m->n_sigs, &m->cap_sigs, sig, error[i]);
+        free(sig);
+        int loop = only_gene(&s[i]);
+        if (loop < 0)
+            continue;
+        char *key = gene_key(m->prog, loop, &s[i].approx[loop]);
+        remember(&m->genes, &m->gene_err, &m->gene_n, &m->n_genes, &m->cap_genes, key,
+                 error[i]);
+        free(key);
+    }
+    fit_regression(m, s, n);
+    fit_composition(m, s, error, n);
+    return 0;
+}
+
+double pf_error_model_predict(const pf_error_model *m, const pf_schedule *s, int *how)
+{
+    char *sig = pf_error_signature(m->prog, s);
+    int i;
+    bool known = pf_strmap_get(&m->sigs, sig, &i);
+    free(sig);
+    if (how)
+        *how = known ? 1 : 2;
+    if (known)
+        return m->sig_err[i];
+    double *e = pf_xmalloc(sizeof *e * (size_t)(m->prog->n_loops + 1));
+    bool estimated = false;
+    int g = gene_errors(m, s, e, &estimated);
+    double v = g == 0 ? 0 : g == 1 ? e[0] : m->a * compose(e, g, m->p);
+    free(e);
+    if (how && estimated)
+        *how = 3;
+    return v;
+}

@@ -1,0 +1,350 @@
+/* The search's models on synthetic data with known structure: the fits recover it (ridge, the
+ * sum of exponentials, the time model's own form, the error model's composition), the accuracy
+ * figures are right on hand cases; the guide's choice; the GA's guided generation (the pool's
+ * children that were not chosen stay unseen, the commit keeps the best N). */
+#include "perforate/exec.h"
+#include "search/ga.h"
+#include "search/guide.h"
+#include "search/model.h"
+#include "search/model_fit.h"
+#include "tests/harness/harness.h"
+#include "tests/search/search_test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_accuracy_figures(void)
+{
+    double a[] = { 1, 2, 3, 4, 5 }, b[] = { 5, 6, 7, 8, 7 }, c[] = { 9, 8, 7, 6, 5 };
+    /* ranks of b: 1 2 3.5 5 3.5; covariance 8, variances 10 and 9.5 */
+    CU_ASSERT_DOUBLE_EQUAL(pf_spearman(a, b, 5), 8 / sqrt(95), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(pf_spearman(a, c, 5), -1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(pf_spearman(a, a, 5), 1, 1e-12);
+    CU_ASSERT(isnan(pf_spearman(a, b, 2)));
+    double p[] = { 1.1, 0.8, 2, 4 }, m[] = { 1, 1, 2, 1 }, med, mean;
+    pf_relative_error(p, m, 3, &med, &mean);
+    CU_ASSERT_DOUBLE_EQUAL(med, 0.1, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(mean, 0.1, 1e-12);
+    pf_relative_error(p, m, 4, &med, &mean);
+    CU_ASSERT_DOUBLE_EQUAL(med, 0.15, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(mean, 3.3 / 4, 1e-12);
+}
+
+static void test_ridge_recovers_a_line(void)
+{
+    enum { N = 20 };
+    double X[2 * N], y[N], beta[2];
+    for (int i = 0; i < N; i++) {
+        X[2 * i] = 1;
+        X[2 * i + 1] = i * 0.5;
+        y[i] = 2 + 3 * X[2 * i + 1];
+    }
+    CU_ASSERT_EQUAL(pf_fit_ridge(X, y, NULL, N, 2, 1e-9, NULL, beta), 0);
+    CU_ASSERT_DOUBLE_EQUAL(beta[0], 2, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(beta[1], 3, 1e-6);
+    /* A strong penalty pulls towards the prior. */
+    double prior[2] = { 2, 0 };
+    pf_fit_ridge(X, y, NULL, N, 2, 1e9, prior, beta);
+    CU_ASSERT_DOUBLE_EQUAL(beta[0], 2, 1e-3);
+    CU_ASSERT_DOUBLE_EQUAL(beta[1], 0, 1e-3);
+}
+
+static void test_sumexp_recovers_its_parameters(void)
+{
+    enum { N = 60, D = 3 };
+    int first[N + 1];
+    double off[2 * N], z[2 * N * D], y[N], beta[D] = { 0, 0, 0 };
+    const double truth[D] = { -1, 0.5, 0.3 };
+    for (int i = 0; i < N; i++) {
+        double x = (i % 13) / 4.0, u = 0.2 + (i % 7) / 3.0;
+        first[i] = 2 * i;
+        off[2 * i] = 0;
+        off[2 * i + 1] = log(u);
+        double *z0 = z + 2 * i * D, *z1 = z0 + D;
+        z0[0] = 1, z0[1] = x, z0[2] = 0;
+        z1[0] = 0, z1[1] = 0, z1[2] = 1;
+        y[i] = exp(truth[0] + truth[1] * x) + u * exp(truth[2]);
+    }
+    first[N] = 2 * N;
+    pf_sumexp_data data = { N, D, first, off, z };
+    CU_ASSERT(pf_sumexp_fit(&data, y, 0, NULL, beta) > 0);
+    for (int j = 0; j < D; j++)
+        CU_ASSERT_DOUBLE_EQUAL(beta[j], truth[j], 1e-4);
+    CU_ASSERT_DOUBLE_EQUAL(pf_sumexp_predict(&data, 5, beta), y[5], 1e-6 * y[5]);
+}
+
+/* n valid random blur genomes (initial ones mutated a few times). */
+static pf_schedule *random_genomes(const pf_program *prog, int n, uint64_t seed)
+{
+    pf_genome_ctx ctx;
+    pf_genome_params gp = pf_genome_params_default();
+    gp.exec_rate = 0.5;
+    pf_genome_ctx_init(&ctx, prog, &gp);
+    pf_rng r;
+    pf_rng_seed(&r, seed);
+    pf_schedule *s = calloc((size_t)n, sizeof *s);
+    for (int i = 0; i < n; i++) {
+        pf_genome_initial(&ctx, &r, &s[i]);
+        for (int k = pf_rng_below(&r, 4); k > 0; k--)
+            pf_genome_mutate(&ctx, &r, &s[i]);
+    }
+    pf_genome_ctx_free(&ctx);
+    return s;
+}
+
+static void free_genomes(pf_schedule *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        pf_schedule_free(&s[i]);
+    free(s);
+}
+
+/* Times made by the time model itself with known parameters: a fit on 200 of them predicts
+ * 100 others almost exactly (the ridge pull costs a little). */
+static void test_time_model_recovers_known_costs(void)
+{
+    pf_program *prog = st_load_app("blur");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    enum { N = 300, TRAIN = 200 };
+    pf_schedule *s = random_genomes(prog, N, 7);
+    pf_program_static ps;
+    pf_program_static_init(prog, &ps);
+    pf_time_model truth, fit;
+    pf_time_model_init(&truth, &ps);
+    pf_rng r;
+    pf_rng_seed(&r, 99);
+    for (int j = 0; j < truth.d; j++)
+        truth.theta[j] += pf_rng_range(&r, -1, 1);
+    pf_features *f = calloc(N, sizeof *f);
+    double *t = calloc(N, sizeof *t);
+    for (int i = 0; i < N; i++) {
+        pf_features_of(prog, &ps, &s[i], &f[i]);
+        t[i] = pf_time_model_predict(&truth, &f[i]);
+    }
+    double p[N - TRAIN], med, mean;
+    for (int pull = 0; pull < 2; pull++) {  /* nearly none: exact; the default: close */
+        pf_time_model_init(&fit, &ps);
+        if (pull == 0)
+            fit.lambda = 1e-4;
+        pf_time_model_fit(&fit, f, t, TRAIN);
+        for (int i = TRAIN; i < N; i++)
+            p[i - TRAIN] = pf_time_model_predict(&fit, &f[i]);
+        pf_relative_error(p, t + TRAIN, N - TRAIN, &med, &mean);
+        CU_ASSERT(med < (pull == 0 ? 0.002 : 0.05));
+        CU_ASSERT(pf_spearman(p, t + TRAIN, N - TRAIN) > 0.98);
+        if (pull == 0)
+            pf_time_model_free(&fit);
+    }
+    /* The static shares alone (no fit) do worse: the fit learnt something. */
+    pf_time_model prior;
+    pf_time_model_init(&prior, &ps);
+    for (int i = TRAIN; i < N; i++)
+        p[i - TRAIN] = pf_time_model_predict(&prior, &f[i]);
+    double med0;
+    pf_relative_error(p, t + TRAIN, N - TRAIN, &med0, &mean);
+    CU_ASSERT(med0 > 5 * med);
+    for (int i = 0; i < N; i++)
+        pf_features_free(&f[i]);
+    free(f);
+    free(t);
+    pf_time_model_free(&prior);
+    pf_time_model_free(&fit);
+    pf_time_model_free(&truth);
+    pf_program_static_free(&ps);
+    free_genomes(s, N);
+    pf_program_free(prog);
+}
+
+/* A hidden error per gene; several genes compose as 1.3 x their root sum of squares. */
+static double hidden_gene_error(const pf_program *prog, const pf_schedule *s, int loop)
+{
+    pf_schedule one;
+    pf_schedule_init(&one, prog);
+    one.approx[loop] = s->approx[loop];
+    char *sig = pf_error_signature(prog, &one);
+    unsigned h = 2166136261u;
+    for (const char *c = sig; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    free(sig);
+    pf_schedule_free(&one);
+    return 0.1 + (h % 1000) / 250.0;
+}
+
+static double hidden_error(const pf_program *prog, const pf_schedule *s)
+{
+    double sum = 0;
+    int n = 0;
+    for (int l = 0; l < s->n_loops; l++)
+        if (s->approx[l].kind != PF_GENE_EXACT) {
+            double e = hidden_gene_error(prog, s, l);
+            sum += e * e;
+            n++;
+        }
+    return n == 0 ? 0 : n == 1 ? sqrt(sum) : 1.3 * sqrt(sum);
+}
+
+/* Single-gene schedules of the genes of s, as a search's initial population holds them. */
+static int singles_of(const pf_program *prog, const pf_schedule *s, pf_schedule *out)
+{
+    int n = 0;
+    for (int l = 0; l < s->n_loops; l++)
+        if (s->approx[l].kind != PF_GENE_EXACT) {
+            pf_schedule_init(&out[n], prog);
+            out[n++].approx[l] = s->approx[l];
+        }
+    return n;
+}
+
+static void test_error_model_learns_composition(void)
+{
+    pf_program *prog = st_load_app("blur");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    enum { N = 60 };
+    pf_schedule *s = random_genomes(prog, N, 3);
+    pf_schedule *train = calloc(4 * N, sizeof *train);
+    double *e = calloc(4 * N, sizeof *e);
+    int n = 0;
+    for (int i = 0; i < N / 2; i++) {  /* the first half and all their genes alone */
+        n += singles_of(prog, &s[i], train + n);
+        pf_schedule_copy(&train[n++], &s[i]);
+    }
+    for (int i = 0; i < n; i++)
+        e[i] = hidden_error(prog, &train[i]);
+    pf_program_static ps;
+    pf_program_static_init(prog, &ps);
+    pf_error_model m;
+    pf_error_model_init(&m, prog, &ps);
+    pf_error_model_fit(&m, train, e, n);
+    CU_ASSERT(m.n_multi >= 3);
+    CU_ASSERT_DOUBLE_EQUAL(m.p, 2, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(m.a, 1.3, 1e-3);
+    /* New combinations of measured genes: crossovers of the first half's genomes. */
+    int checked = 0;
+    for (int i = 0; i + 1 < N / 2; i++) {
+        pf_schedule c;
+        pf_schedule_copy(&c, &s[i]);
+        c.approx[1] = s[i + 1].approx[1];
+        int how;
+        double p = pf_error_model_predict(&m, &c, &how);
+        if (how == 2) {  /* every gene measured alone, the set never */
+            CU_ASSERT_DOUBLE_EQUAL(p, hidden_error(prog, &c), 1e-3 * (1 + p));
+            checked++;
+        }
+        pf_schedule_free(&c);
+    }
+    CU_ASSERT(checked >= 3);
+    /* A measured set of genes is looked up, whatever the execution genes. */
+    pf_schedule x;
+    pf_schedule_copy(&x, &train[n - 1]);
+    x.exec[0] = pf_exec_default();
+    x.exec[0].set = true;
+    x.exec[0].vectorize = 4;
+    int how;
+    CU_ASSERT_DOUBLE_EQUAL(pf_error_model_predict(&m, &x, &how), e[n - 1], 1e-12);
+    CU_ASSERT_EQUAL(how, 1);
+    pf_schedule_free(&x);
+    pf_error_model_free(&m);
+    pf_program_static_free(&ps);
+    free_genomes(train, n);
+    free(e);
+    free_genomes(s, N);
+    pf_program_free(prog);
+}
+
+static void test_guide_chooses_beyond_the_frontier(void)
+{
+    pf_front_point front[] = { { 0, 1 }, { 2, 0.5 } };
+    /* A 40% and B 50% beyond it, C behind, D over the cap, E a near copy of A. */
+    double t[] = { 0.6, 0.25, 1.2, 0.1, 0.61 }, e[] = { 1, 3, 1, 20, 1 };
+    int chosen[5];
+    pf_rng r;
+    pf_rng_seed(&r, 1);
+    CU_ASSERT_EQUAL(pf_guide_choose(t, e, 5, front, 2, 2, 0, 10, &r, chosen), 2);
+    CU_ASSERT(chosen[0] == 1 && chosen[1] == 0);
+    CU_ASSERT_EQUAL(pf_guide_choose(t, e, 5, front, 2, 4, 0, 10, &r, chosen), 4);
+    CU_ASSERT(chosen[2] == 4 && chosen[3] == 2);  /* the copy before the slower; D last */
+    for (int rep = 0; rep < 20; rep++) {  /* one at random among C, D, E */
+        CU_ASSERT_EQUAL(pf_guide_choose(t, e, 5, front, 2, 3, 0.34, 10, &r, chosen), 3);
+        CU_ASSERT(chosen[0] == 1 && chosen[1] == 0 && chosen[2] >= 2 && chosen[2] <= 4);
+    }
+    CU_ASSERT_EQUAL(pf_guide_explore_count(10, 0.25), 3);
+    CU_ASSERT_EQUAL(pf_guide_explore_count(2, 0.1), 1);
+    CU_ASSERT_EQUAL(pf_guide_explore_count(1, 0.5), 1);
+    CU_ASSERT_EQUAL(pf_guide_choose(t, e, 5, front, 2, 9, 0, 10, &r, chosen), 5);
+}
+
+/* The guided GA's choose for the test: the first k of the pool, noting them. */
+typedef struct pool_log {
+    char *texts[64];
+    int n;
+} pool_log;
+
+static int take_first(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, int *chosen)
+{
+    (void)ga;
+    pool_log *log = ctx;
+    for (int i = 0; i < n && log->n < 64; i++)
+        log->texts[log->n++] = strdup(pool[i].text);
+    int c = n < k ? n : k;
+    for (int i = 0; i < c; i++) {
+        chosen[i] = i;
+        pool[i].pred_time = 0.5;
+    }
+    return c;
+}
+
+static void test_guided_generation(void)
+{
+    pf_program *prog = st_load_app("blur");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_ga_params p = pf_ga_params_default();
+    p.population = 8;
+    p.seed = 5;
+    pf_ga ga;
+    pf_ga_init(&ga, prog, &p);
+    pool_log log = { { 0 }, 0 };
+    ga.guide = (pf_ga_guide){ take_first, &log, 2, 5 };
+    int n0 = pf_ga_propose(&ga);
+    for (int i = 0; i < n0; i++)  /* a front, and one dominated point */
+        pf_ga_measured(&ga, i, i == n0 - 1 ? 5 : 1 - 0.05 * i, i == n0 - 1 ? 50 : 0.5 * i);
+    pf_ga_commit(&ga);
+    CU_ASSERT_EQUAL(pf_ga_propose(&ga), n0 + 2);  /* the population kept, two children */
+    CU_ASSERT_EQUAL(log.n, 10);
+    for (int i = 0; i < n0; i++)
+        CU_ASSERT(ga.next[i].measured && ga.next[i].origin == PF_ORIGIN_ELITE);
+    for (int i = n0; i < n0 + 2; i++) {
+        CU_ASSERT(!ga.next[i].measured);
+        CU_ASSERT_STRING_EQUAL(ga.next[i].text, log.texts[i - n0]);
+        CU_ASSERT_DOUBLE_EQUAL(ga.next[i].pred_time, 0.5, 0);
+    }
+    for (int i = 0; i < log.n; i++)  /* chosen: seen; the rest: free to be bred again */
+        CU_ASSERT_EQUAL(pf_strmap_get(&ga.seen, log.texts[i], NULL), i < 2);
+    /* The children dominate everything: the commit keeps them and drops the dominated point
+     * (which the sort by rank put last among the elites). */
+    pf_ga_measured(&ga, n0, 0.01, 0.0);
+    pf_ga_measured(&ga, n0 + 1, 0.001, 0.1);
+    char *best = strdup(ga.next[n0].text), *worst = strdup(ga.next[n0 - 1].text);
+    pf_ga_commit(&ga);
+    CU_ASSERT_EQUAL(ga.n_pop, 8);
+    bool has_best = false, has_worst = false;
+    for (int i = 0; i < ga.n_pop; i++) {
+        has_best |= strcmp(ga.pop[i].text, best) == 0;
+        has_worst |= strcmp(ga.pop[i].text, worst) == 0;
+    }
+    CU_ASSERT(has_best);
+    CU_ASSERT(!has_worst);
+    free(best);
+    free(worst);
+    for (int i = 0; i < log.n; i++)
+        free(log.texts[i]);
+    pf_ga_free(&ga);
+    pf_program_free(prog);
+}
+
+PF_TEST_SUITE(search_model, PF_TEST(test_accuracy_figures), PF_TEST(test_ridge_recovers_a_line),
+              PF_TEST(test_sumexp_recovers_its_parameters),
+              PF_TEST(test_time_model_recovers_known_costs),
+              PF_TEST(test_error_model_learns_composition),
+              PF_TEST(test_guide_chooses_beyond_the_frontier), PF_TEST(test_guided_generation))
