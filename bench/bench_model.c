@@ -124,7 +124,7 @@ static void ahead(run_data *rd, pf_model_accuracy *out)
         trained += a;
         for (int i = 0; i < b; i++) {
             int j = test[i], how;
-            pt[nt] = pf_time_model_predict(&sub.time, &rd->all.feat[j]);
+            pt[nt] = pf_model_time(&sub, &rd->all.sched[j], &rd->all.feat[j]);
             mt[nt++] = rd->all.t[j];
             double e = pf_error_model_predict(&sub.error, &rd->all.sched[j], &how);
             measured += how == 1;

@@ -99,6 +99,9 @@ pf_canvas *pf_report_pareto(pf_report_run *const *runs, int n);
 pf_canvas *pf_report_area_plot(pf_report_run *const *runs, int n);
 pf_canvas *pf_report_rate_plot(const pf_report_run *r);
 pf_canvas *pf_report_phase_plot(pf_report_run *const *runs, int n);
+/* A model-guided search's predictions against its measurements (report_model.c); NULL when
+ * no record carries a prediction. */
+pf_canvas *pf_report_model_plot(const pf_report_run *r);
 
 /* ---- genes in words (report_words.c) ---- */
 

@@ -206,6 +206,17 @@ static void search_section(pf_report_run *const *runs, int n, pf_strbuf *sb)
                    "there are no rates.</p>\n");
     }
     generations_table(runs[0], sb);
+    pf_canvas *model = pf_report_model_plot(runs[0]);
+    if (model) {
+        pf_sb_puts(sb, "<figure>\n");
+        pf_html_svg(sb, model);
+        pf_sb_puts(sb, "<figcaption class=\"caption\">A model-guided search (--model on) "
+                   "measures only the children its models place near or beyond the frontier, "
+                   "and some at random. Each point is one measured candidate: the prediction "
+                   "made before it was measured (models fitted to the earlier generations) "
+                   "against the measurement; on the dashed diagonal they agree. The frontier "
+                   "holds measured candidates only.</figcaption>\n</figure>\n");
+    }
     pf_sb_puts(sb, "<figure>\n");
     pf_html_svg(sb, pf_report_phase_plot(runs, n));
     pf_sb_puts(sb, "<figcaption class=\"caption\">Per evaluation, as the worker measured it: "

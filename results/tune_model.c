@@ -78,7 +78,7 @@ static int choose(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, int *c
         pool[i].pred_error = pe[i];
     }
     int c = pf_guide_choose(pt, pe, n, m->front, m->n_front, k, t->cfg.model.explore,
-                            t->cfg.max_error, &ga->rng, chosen);
+                            m->model.sigma, t->cfg.max_error, &ga->rng, chosen);
     int beyond = 0;
     for (int i = 0; i < c; i++)
         beyond += pe[chosen[i]] <= t->cfg.max_error &&

@@ -12,6 +12,8 @@
 /* Children predicted above the error cap, or without a finite prediction of one, rank after
  * every other (but still before none). */
 #define OVER_CAP 1e6
+/* Exploration picks children predicted at most this many times slower than the frontier. */
+#define PLAUSIBLE 1.5
 
 double pf_guide_front_time(const pf_front_point *front, int n, double error)
 {
@@ -33,22 +35,58 @@ static double margin(const pf_front_point *front, int n, double time, double err
     return error > max_error ? m + OVER_CAP : m;
 }
 
-/* The unchosen child with the smallest margin (the first on a tie), or -1. */
-static int best_child(const double *pt, const double *pe, int n, const bool *taken,
-                      const pf_front_point *front, int n_front, double max_error)
+static int cmp_double(const void *x, const void *y)
 {
-    int best = -1;
-    double best_m = INFINITY;
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double pf_guide_area_gain(const pf_front_point *front, int n, double error, double time,
+                          double cap)
+{
+    if (!(error < cap) || !isfinite(time))
+        return 0;
+    double *b = pf_xmalloc(sizeof *b * (size_t)(n + 2));
+    int nb = 0;
+    b[nb++] = fmax(0, error);
+    for (int i = 0; i < n; i++)
+        if (front[i].error > b[0] && front[i].error < cap)
+            b[nb++] = front[i].error;
+    qsort(b, (size_t)nb, sizeof *b, cmp_double);
+    b[nb] = cap;
+    double gain = 0;
+    for (int j = 0; j < nb; j++)  /* T is constant on [b[j], b[j + 1]) */
+        gain += fmax(0, fmin(1, pf_guide_front_time(front, n, b[j])) - time) * (b[j + 1] - b[j]);
+    free(b);
+    return gain / cap;
+}
+
+/* The unchosen child that would shrink the frontier's area most were it as fast as predicted
+ * divided by `optimism` (the models' typical error); when none would, the one with the smallest
+ * margin (the first on a tie). */
+static int best_child(const double *pt, const double *pe, int n, const bool *taken,
+                      const pf_front_point *front, int n_front, double max_error,
+                      double optimism)
+{
+    int best = -1, best_gain = -1;
+    double best_m = INFINITY, best_g = 0;
     for (int i = 0; i < n; i++) {
         if (taken[i])
             continue;
+        double g = isfinite(pt[i]) && isfinite(pe[i])
+                       ? pf_guide_area_gain(front, n_front, pe[i], pt[i] / optimism, max_error)
+                       : 0;
+        if (g > best_g) {
+            best_gain = i;
+            best_g = g;
+        }
         double m = margin(front, n_front, pt[i], pe[i], max_error);
         if (best < 0 || m < best_m) {
             best = i;
             best_m = m;
         }
     }
-    return best;
+    return best_gain >= 0 ? best_gain : best;
 }
 
 int pf_guide_explore_count(int k, double explore)
@@ -61,7 +99,7 @@ int pf_guide_explore_count(int k, double explore)
 
 int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
                     const pf_front_point *front, int n_front, int k, double explore,
-                    double max_error, pf_rng *rng, int *chosen)
+                    double sigma, double max_error, pf_rng *rng, int *chosen)
 {
     if (k > n)
         k = n;
@@ -71,19 +109,36 @@ int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
     pf_front_point *virt = pf_front_copy(front, n_front);
     int c = 0;
     for (; c < k - n_explore; c++) {
-        int i = best_child(pred_time, pred_error, n, taken, virt, nf, max_error);
+        int i = best_child(pred_time, pred_error, n, taken, virt, nf, max_error,
+                           exp(fmax(0, sigma)));
         taken[i] = true;
         chosen[c] = i;
-        if (isfinite(pred_time[i]) && isfinite(pred_error[i]))
-            pf_front_add(&virt, &nf, pred_error[i], pred_time[i]);
+        if (isfinite(pred_time[i]) && isfinite(pred_error[i]))  /* as optimistic as it was */
+            pf_front_add(&virt, &nf, pred_error[i], pred_time[i] / exp(fmax(0, sigma)));
     }
-    for (; c < k; c++) {  /* exploration: uniformly among the rest */
-        int r = pf_rng_below(rng, n - c), i = -1;
-        while (r >= 0)
-            r -= !taken[++i];
+    /* Exploration: uniformly among the plausible rest (predicted within PLAUSIBLE of the
+     * frontier the measured points make), else among all the rest: measuring a child the
+     * models confidently place far behind teaches them little. */
+    bool *plausible = pf_xcalloc((size_t)n + 1, sizeof *plausible);
+    int n_plausible = 0;
+    for (int i = 0; i < n; i++) {
+        plausible[i] = !taken[i] && margin(front, n_front, pred_time[i], pred_error[i],
+                                           max_error) < log(PLAUSIBLE);
+        n_plausible += plausible[i];
+    }
+    for (; c < k; c++) {
+        bool among_plausible = n_plausible > 0;
+        int r = pf_rng_below(rng, among_plausible ? n_plausible : n - c), i = -1;
+        while (r >= 0) {
+            i++;
+            r -= !taken[i] && (!among_plausible || plausible[i]);
+        }
         taken[i] = true;
+        n_plausible -= plausible[i];
+        plausible[i] = false;
         chosen[c] = i;
     }
+    free(plausible);
     free(virt);
     free(taken);
     return k;

@@ -1,10 +1,13 @@
 /* Which bred children to measure (docs/search.md, "Models"): given the models' predictions for
- * a pool of children and the measured training frontier, choose k of them: most by how far the
- * models place them beyond the frontier, the rest (the exploration share) at random, so that
- * the models keep learning where they are wrong. The frontier is never changed here: a chosen
- * child is measured before anything is concluded from it.
+ * a pool of children and the measured training frontier, choose k of them: most by how much
+ * the models say they would improve the frontier, the rest (the exploration share) at random,
+ * so that the models keep learning where they are wrong. The frontier is never changed here: a
+ * chosen child is measured before anything is concluded from it.
  *
- *   margin(c) = log(pred_time(c)) - log(T(pred_error(c)))
+ *   gain(c)   = the frontier area (the bench's quality number) that c would remove, were it as
+ *               fast as predicted / exp(sigma) (sigma: the time model's typical log error: a
+ *               child predicted a little behind may well be ahead)
+ *   margin(c) = log(pred_time(c)) - log(T(pred_error(c)))   when no child has a gain
  *
  * with T(e) the lowest time at error <= e on the frontier extended by the children already
  * chosen (as predicted), so that each pick is promising compared with the picks before it too
@@ -19,10 +22,17 @@
 /* Chooses up to k of the n children (predicted time and error; NaN: no prediction, treated as
  * promising) given the measured frontier; writes their indices to chosen, the exploited ones
  * first. explore is the share of k chosen at random (rounded; at least one when explore > 0
- * and k >= 2). Returns the count (min(k, n)). */
+ * and k >= 2), among the children predicted at most 1.5x slower than the measured frontier
+ * when there are any. Returns the count (min(k, n)). */
 int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
                     const pf_front_point *front, int n_front, int k, double explore,
-                    double max_error, pf_rng *rng, int *chosen);
+                    double sigma, double max_error, pf_rng *rng, int *chosen);
+
+/* The area (over error budgets 0..cap, as pf_frontier_area) that the point (error, time) would
+ * remove from the frontier's: (1/cap) x the integral over budgets b in [error, cap] of
+ * max(0, T(b) - time), T(b) at most 1. */
+double pf_guide_area_gain(const pf_front_point *front, int n, double error, double time,
+                          double cap);
 
 /* How many of k are chosen at random: explore x k rounded, at least one when explore > 0 and
  * k >= 2. */

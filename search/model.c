@@ -3,6 +3,7 @@
 #include "search/model.h"
 
 #include "base/arena.h"
+#include "perforate/exec.h"
 #include "search/model_fit.h"
 
 #include <math.h>
@@ -30,6 +31,7 @@ void pf_model_free(pf_model *m)
     free(m->feat);
     free(m->t);
     free(m->e);
+    free(m->resid);
     pf_time_model_free(&m->time);
     pf_error_model_free(&m->error);
     pf_program_static_free(&m->ps);
@@ -95,17 +97,54 @@ void pf_model_fit(pf_model *m)
     pf_time_model_fit(&m->time, f, t, n);
     pf_error_model_fit(&m->error, s, e, n);
     m->n_fitted = n;
+    m->resid = pf_xrealloc(m->resid, sizeof *m->resid * (size_t)(m->n + 1));
+    double *a = pf_xmalloc(sizeof *a * (size_t)(m->n + 1));
+    for (int i = 0; i < m->n; i++) {
+        m->resid[i] = log(m->t[i] / pf_time_model_predict(&m->time, &m->feat[i]));
+        a[i] = fabs(m->resid[i]);
+    }
+    m->sigma = m->n > 0 ? pf_fit_median(a, m->n) : 0;
+    free(a);
     free(t);
     free(f);
     free(s);
     free(order);
 }
 
+/* Genes that differ (approximation per loop, execution per stage), stopping past `most`. */
+static int gene_distance(const pf_schedule *a, const pf_schedule *b, int most)
+{
+    int d = 0;
+    for (int l = 0; l < a->n_loops && d <= most; l++)
+        d += !pf_gene_equal(&a->approx[l], &b->approx[l]);
+    for (int st = 0; st < a->n_stages && d <= most; st++)
+        d += !pf_exec_equal(&a->exec[st], &b->exec[st]);
+    return d;
+}
+
+#define RELATED 2
+/* The weight of no correction: one relative at distance 1 moves the prediction half way. */
+#define SHRINK 1.0
+
+double pf_model_time(const pf_model *m, const pf_schedule *s, const pf_features *f)
+{
+    double t = pf_time_model_predict(&m->time, f), sw = 0, sr = 0;
+    for (int i = 0; m->resid && i < m->n_fitted; i++) {
+        int d = gene_distance(s, &m->sched[i], RELATED);
+        if (d > RELATED)
+            continue;
+        double w = d == 0 ? 4 : 1.0 / (d * d);
+        sw += w;
+        sr += w * m->resid[i];
+    }
+    return t * exp(sr / (sw + SHRINK));
+}
+
 void pf_model_predict(const pf_model *m, const pf_schedule *s, double *time, double *error)
 {
     pf_features f;
     pf_features_of(m->prog, &m->ps, s, &f);
-    *time = pf_time_model_predict(&m->time, &f);
+    *time = pf_model_time(m, s, &f);
     *error = pf_error_model_predict(&m->error, s, NULL);
     pf_features_free(&f);
 }
@@ -153,7 +192,7 @@ void pf_model_accuracy_of(const pf_model *all, const int *train, int n_train, co
     int ne = 0;
     for (int i = 0; i < n_test; i++) {
         int j = test[i], how;
-        pt[i] = pf_time_model_predict(&sub.time, &all->feat[j]);
+        pt[i] = pf_model_time(&sub, &all->sched[j], &all->feat[j]);
         mt[i] = all->t[j];
         double e = pf_error_model_predict(&sub.error, &all->sched[j], &how);
         out->error_measured += how == 1;

@@ -27,6 +27,8 @@ typedef struct pf_model {
     pf_schedule *sched;
     pf_features *feat;
     double *t, *e;
+    double *resid;         /* log(t / the time model's fit) of each, after the last fit */
+    double sigma;          /* their median absolute value: the time model's typical error */
     int n_fitted;          /* measurements in the last fit */
 } pf_model;
 
@@ -40,6 +42,11 @@ bool pf_model_add(pf_model *m, const char *text, double time, double error);
 void pf_model_fit(pf_model *m);
 /* Predicts s's relative time and error (from the static shares before any fit). */
 void pf_model_predict(const pf_model *m, const pf_schedule *s, double *time, double *error);
+/* The time prediction for s (features f): the time model corrected by the residuals of its
+ * measured relatives (candidates that differ from s in at most RELATED genes, approximation or
+ * execution, weighted 1 / distance^2 and shrunk towards none): what the fit misses about a
+ * neighbourhood, its measurements tell (an interaction of two genes, a noisy stage). */
+double pf_model_time(const pf_model *m, const pf_schedule *s, const pf_features *f);
 
 /* Held-out accuracy: fitted on the measurements of train[0..n_train), evaluated on those of
  * test[0..n_test) (indices of added measurements). */

@@ -34,9 +34,12 @@ static void clear(pf_error_model *m)
     pf_strmap_free(&m->sigs);
     free(m->gene_err);
     free(m->gene_n);
+    free(m->gene_loop);
+    free(m->gene);
     free(m->sig_err);
     m->gene_err = m->sig_err = NULL;
-    m->gene_n = NULL;
+    m->gene_n = m->gene_loop = NULL;
+    m->gene = NULL;
     m->n_genes = m->cap_genes = m->n_sigs = m->cap_sigs = 0;
     pf_strmap_init(&m->genes);
     pf_strmap_init(&m->sigs);
@@ -150,6 +153,89 @@ static void fit_regression(pf_error_model *m, const pf_schedule *s, int n)
     free(y);
 }
 
+static bool same_family(const pf_approx_gene *a, const pf_approx_gene *b)
+{
+    return a->kind == b->kind && a->recon == b->recon && a->on_demand == b->on_demand &&
+           (a->channels > 0) == (b->channels > 0) && a->k == b->k;
+}
+
+/* Where a gene lies in its family: log sampled share, anisotropy, log sigma. */
+static void family_coords(const pf_error_model *m, int loop, const pf_approx_gene *g, double *c)
+{
+    double x[PF_GENE_NFEAT];
+    pf_gene_features(m->ps, loop, g, x);
+    c[0] = x[0];
+    c[1] = x[13];
+    c[2] = x[12];
+}
+
+/* The regression's log(error + EPS) for gene g. */
+static double regression_log(const pf_error_model *m, int loop, const pf_approx_gene *g)
+{
+    double *x = pf_xmalloc(sizeof *x * (size_t)m->d), z = 0;
+    regression_x(m, loop, g, x);
+    for (int j = 0; j < m->d; j++)
+        z += x[j] * m->beta[j];
+    free(x);
+    return z;
+}
+
+/* The regression corrected by the residuals of the gene's 3 nearest measured relatives
+ * (inverse-distance weights): the trend from the regression, the level from the family; false
+ * when it has none. */
+#define RELATIVES 3
+static bool from_family(const pf_error_model *m, int loop, const pf_approx_gene *g, double *out)
+{
+    double c[3], best_d[RELATIVES];
+    int best[RELATIVES], n = 0;
+    family_coords(m, loop, g, c);
+    for (int i = 0; i < m->n_genes; i++) {
+        if (m->gene_loop[i] != loop || !same_family(&m->gene[i], g))
+            continue;
+        double ci[3], d = 0;
+        family_coords(m, loop, &m->gene[i], ci);
+        for (int k = 0; k < 3; k++)
+            d += (c[k] - ci[k]) * (c[k] - ci[k]);
+        int j = n < RELATIVES ? n++ : RELATIVES;  /* insertion into the nearest few */
+        while (j > 0 && best_d[j - 1] > d) {
+            if (j < RELATIVES) {
+                best_d[j] = best_d[j - 1];
+                best[j] = best[j - 1];
+            }
+            j--;
+        }
+        if (j < RELATIVES) {
+            best_d[j] = d;
+            best[j] = i;
+        }
+    }
+    double sw = 0, sy = 0;
+    for (int j = 0; j < n; j++) {  /* the relatives' residuals from the regression */
+        double w = 1 / (best_d[j] + 1e-6);
+        sw += w;
+        sy += w * (log(m->gene_err[best[j]] + EPS) -
+                   regression_log(m, m->gene_loop[best[j]], &m->gene[best[j]]));
+    }
+    if (n > 0)
+        *out = fmax(0, exp(regression_log(m, loop, g) + sy / sw) - EPS);
+    return n > 0;
+}
+
+/* The regression's estimate, within the errors measured alone on the loop (on any loop when
+ * none): an exponential extrapolates wildly from a few points. */
+static double from_regression(const pf_error_model *m, int loop, const pf_approx_gene *g)
+{
+    double z = regression_log(m, loop, g), lo = INFINITY, hi = -INFINITY;
+    for (int pass = 0; pass < 2 && !(hi >= lo); pass++)
+        for (int i = 0; i < m->n_genes; i++)
+            if (pass == 1 || m->gene_loop[i] == loop) {
+                lo = fmin(lo, m->gene_err[i]);
+                hi = fmax(hi, m->gene_err[i]);
+            }
+    double e = fmax(0, exp(z) - EPS);
+    return hi >= lo ? fmin(hi, fmax(lo, e)) : e;
+}
+
 /* The error gene g causes alone: measured, or estimated; *estimated set when so. */
 static double gene_error(const pf_error_model *m, int loop, const pf_approx_gene *g,
                          bool *estimated)
@@ -161,12 +247,8 @@ static double gene_error(const pf_error_model *m, int loop, const pf_approx_gene
     if (known)
         return m->gene_err[i];
     *estimated = true;
-    double *x = pf_xmalloc(sizeof *x * (size_t)m->d), z = 0;
-    regression_x(m, loop, g, x);
-    for (int j = 0; j < m->d; j++)
-        z += x[j] * m->beta[j];
-    free(x);
-    return fmax(0, exp(z) - EPS);
+    double e;
+    return from_family(m, loop, g, &e) ? e : from_regression(m, loop, g);
 }
 
 /* The genes' errors alone; returns how many genes. */
@@ -187,20 +269,26 @@ static double compose(const double *e, int n, double p)
     return pow(s, 1 / p);
 }
 
-/* a and p on the candidates with several genes: p from the list, a by least squares on logs. */
+/* a and p on the candidates with several genes: p from the list, a by least squares on logs;
+ * on those whose genes were all measured alone when there are 3 (the others' parts are
+ * estimates), else on all. */
 static void fit_composition(pf_error_model *m, const pf_schedule *s, const double *error, int n)
 {
     double *e = pf_xmalloc(sizeof *e * (size_t)(m->prog->n_loops + 1));
     double best = INFINITY;
     m->a = m->p = 1;
     m->n_multi = 0;
-    for (int k = 0; k < N_EXPONENTS; k++) {
+    for (int k = 0, pass = 0; k < N_EXPONENTS || (pass == 0 && !isfinite(best)); k++) {
+        if (k == N_EXPONENTS) {  /* too few reliable ones: all */
+            k = 0;
+            pass = 1;
+        }
         double sum = 0, sum2 = 0;
         int cnt = 0;
         for (int i = 0; i < n; i++) {
             bool est = false;
             int g = gene_errors(m, &s[i], e, &est);
-            if (g < 2)
+            if (g < 2 || (est && pass == 0))
                 continue;
             double c = compose(e, g, exponents[k]);
             if (!(error[i] > 1e-9 && c > 1e-9))
@@ -234,8 +322,17 @@ int pf_error_model_fit(pf_error_model *m, const pf_schedule *s, const double *er
         if (loop < 0)
             continue;
         char *key = gene_key(m->prog, loop, &s[i].approx[loop]);
+        int before = m->n_genes, cap = m->cap_genes;
         remember(&m->genes, &m->gene_err, &m->gene_n, &m->n_genes, &m->cap_genes, key,
                  error[i]);
+        if (m->cap_genes != cap) {
+            m->gene_loop = pf_xrealloc(m->gene_loop, sizeof *m->gene_loop * (size_t)m->cap_genes);
+            m->gene = pf_xrealloc(m->gene, sizeof *m->gene * (size_t)m->cap_genes);
+        }
+        if (m->n_genes > before) {
+            m->gene_loop[before] = loop;
+            m->gene[before] = s[i].approx[loop];
+        }
         free(key);
     }
     fit_regression(m, s, n);

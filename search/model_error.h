@@ -5,8 +5,11 @@
  *     execution genes) has that error;
  *  2. per gene: the error a gene causes alone is measured once per gene value, by the
  *     single-gene candidates the search measures (its initial population is made of them) and
- *     cached; a gene value never measured alone is estimated by a ridge regression of
- *     log(error) on the gene's features (model_features.h) and its loop, fitted to the cache;
+ *     cached; a gene value never measured alone is estimated from its family (the measured
+ *     genes of the same loop, kind, reconstruction, on-demand and channels: inverse-distance
+ *     weights on log error over the log sampled share, the grid's anisotropy and log sigma),
+ *     or, when its family has none, by a ridge regression of log(error) on the gene's features
+ *     (model_features.h) and its loop, kept within the errors measured on that loop;
  *  3. composed: e = a * (sum_i e_i^p)^(1/p) over the genes (ApproxTuner's additive P1 is a = 1,
  *     p = 1), with a and p fitted to the measured candidates that have several genes: the learned
  *     correction (p = 2 adds independent errors as their root sum of squares; large p: the worst
@@ -25,6 +28,8 @@ typedef struct pf_error_model {
     pf_strmap genes;      /* "LOOP\tGENE" -> index into gene_err */
     double *gene_err;     /* measured errors of genes alone (means when measured several times) */
     int *gene_n;
+    int *gene_loop;       /* their loops and genes */
+    pf_approx_gene *gene;
     int n_genes, cap_genes;
     pf_strmap sigs;       /* approximation part of a schedule -> index into sig_err */
     double *sig_err;

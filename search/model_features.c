@@ -216,6 +216,7 @@ void pf_program_static_init(const pf_program *prog, pf_program_static *ps)
         x->bytes = 4 * (x->taps + st->n_writes);
         x->points = stage_points(st, sizes);
         x->readers = count_readers(prog, st);
+        x->output = st->image->image->role == PF_IMAGE_OUTPUT;
         total += x->points * (x->taps + 1);
     }
     for (int s = 0; s < prog->n_stages; s++)
@@ -317,7 +318,7 @@ void pf_features_of(const pf_program *prog, const pf_program_static *ps, const p
             continue;
         f->kind = g->kind;
         f->recon = g->recon;
-        f->on_demand = g->on_demand;
+        f->on_demand = g->on_demand && !ps->stage[st].output;
         f->channels = g->channels > 0 || g->kind == PF_GENE_CHANNELS;
         f->sigma = g->recon == PF_RECON_GAUSSIAN || g->recon == PF_RECON_GAUSSIAN_SV ? g->sigma
                                                                                        : 0;
@@ -332,6 +333,13 @@ void pf_features_of(const pf_program *prog, const pf_program_static *ps, const p
         if (out->stage[i].spacing <= 0)
             out->stage[i].spacing = 1;
         stage_exec(&s->exec[i], &out->stage[i]);
+    }
+    for (int i = 0; i < prog->n_stages; i++) {  /* computed in the consumer's tiles */
+        pf_stage_features *f = &out->stage[i];
+        if (f->at >= 0 && f->at < prog->n_stages) {
+            f->tile0 = out->stage[f->at].tile0;
+            f->tile1 = out->stage[f->at].tile1;
+        }
     }
 }
 

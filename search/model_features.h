@@ -22,6 +22,7 @@ typedef struct pf_stage_static {
     double share;       /* points x (taps + 1) over the sum of that over the stages: the
                            stage's share of the exact program's work, as a prior */
     int readers;        /* stages that read its image */
+    bool output;        /* it writes a pipeline output (on demand runs as store there) */
 } pf_stage_static;
 
 typedef struct pf_program_static {
@@ -50,14 +51,14 @@ typedef struct pf_stage_features {
                                       when sampled irregularly (adaptive, importance, random) */
     pf_gene_kind kind;   /* the stage loop's gene */
     pf_recon_kind recon; /* NONE when exact or not reconstructed */
-    bool on_demand;      /* its readers interpolate */
+    bool on_demand;      /* its readers interpolate (not on a pipeline output: stored there) */
     bool channels;       /* channel subsampling */
     double sigma;        /* of a Gaussian reconstruction, else 0 */
     double spacing;      /* grid: the geometric mean spacing; else 1 / sqrt(frac) */
     /* the execution gene (exec_set false: the default schedule) */
     bool exec_set, parallel, reorder, slide;
     int at;              /* -1 root, PF_EXEC_INLINE, or the consumer stage */
-    int vectorize, unroll, tile0, tile1;
+    int vectorize, unroll, tile0, tile1;  /* computed at a consumer: the consumer's tiles */
 } pf_stage_features;
 
 typedef struct pf_features {

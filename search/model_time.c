@@ -15,10 +15,11 @@ enum {
     P_OVERHEAD,
     /* compute terms */
     P_SERIAL, P_VEC_NONE, P_VEC_4, P_VEC_16, P_TILED, P_TILE_SMALL, P_UNROLL, P_REORDER, P_AT,
-    P_SLIDE, P_TILE_NARROW, P_IMPORTANCE, P_ADAPTIVE, P_LOOP_PERF, P_CHANNELS, P_LOG_FRAC,
+    P_SLIDE, P_TILE_NARROW, P_AT_SMALL, P_IMPORTANCE, P_ADAPTIVE, P_LOOP_PERF, P_CHANNELS, P_LOG_FRAC,
+    P_LOG_SX, P_LOG_SY,
     /* filling terms (reconstruction) */
     P_R_NEAREST, P_R_LINEAR, P_R_GAUSS, P_R_GAUSS_SV, P_R_NONE, P_R_IRREGULAR, P_R_LOG_KERNEL,
-    P_R_LOG_FRAC,
+    P_R_LOG_FRAC, P_R_CHANNELS,
     /* reading terms (on demand) */
     P_INTERP, P_INTERP_X, P_INTERP_Y,
     P_SHARED
@@ -61,6 +62,7 @@ static void compute_features(const pf_stage_features *f, int s, double *z)
     z[P_UNROLL] = f->unroll > 0;
     z[P_REORDER] = f->reorder;
     z[P_AT] = f->at >= 0;
+    z[P_AT_SMALL] = f->at >= 0 && small <= 16;  /* the halo recomputed in small tiles */
     z[P_SLIDE] = f->slide;
     z[P_TILE_NARROW] = f->tile0 > 0 && f->vectorize > f->tile0;
     z[P_IMPORTANCE] = f->kind == PF_GENE_IMPORTANCE;
@@ -68,6 +70,9 @@ static void compute_features(const pf_stage_features *f, int s, double *z)
     z[P_LOOP_PERF] = f->kind >= PF_GENE_STEP;
     z[P_CHANNELS] = f->channels;
     z[P_LOG_FRAC] = log(f->frac);
+    /* Skipping along x breaks the vector lanes: a sample costs more than in a dense row. */
+    z[P_LOG_SX] = f->grid[0] > 1 ? log(f->grid[0]) : 0;
+    z[P_LOG_SY] = f->grid[1] > 1 ? log(f->grid[1]) : 0;
     z[P_BASE(s)] = 1;
     z[P_EXEC_SET(s)] = f->exec_set;
 }
@@ -83,6 +88,7 @@ static void fill_features(const pf_stage_features *f, double *z)
     /* a Gaussian's support grows with sigma times the spacing, its cost with the square */
     z[P_R_LOG_KERNEL] = f->sigma > 0 ? 2 * log(f->sigma * f->spacing) : 0;
     z[P_R_LOG_FRAC] = log(f->frac);
+    z[P_R_CHANNELS] = f->channels;  /* the other channels copied from the reference */
 }
 
 /* A reader r of on-demand stage s interpolates in dimension d unless s keeps every point
@@ -105,7 +111,8 @@ static void interp_features(const pf_program_static *ps, const pf_features *F, i
  * (stored reconstruction; on demand, the store at a pipeline output). */
 static bool fills(const pf_stage_features *f)
 {
-    return f->kind != PF_GENE_EXACT && f->kind < PF_GENE_STEP && f->frac < 1 && !f->on_demand;
+    return f->kind != PF_GENE_EXACT && f->kind < PF_GENE_STEP && !f->on_demand &&
+           (f->frac < 1 || f->channels);
 }
 
 /* The terms of one candidate: returns their count; off[k] and z[k * d ...] filled. */
