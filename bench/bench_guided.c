@@ -1,15 +1,20 @@
 /* bench_guided: the released GA against the model-guided search (docs/search.md, "Models"), per
- * app, with the same seed: the plain GA at population P x G generations, the guided search at
- * the same P and G measuring M children a generation (a fifth of the GA's by default), and with
- * --equal also the guided search measuring as many candidates as the GA. Runs alternate their
+ * app, with the same seed and population P: the plain GA for G generations, the guided search
+ * measuring M children a generation (2) for as many generations as a fifth of the GA's
+ * measurements allow, and with --equal also the guided search measuring as many candidates as
+ * the GA (the GA's new children a generation, G generations). Runs alternate their
  * order from app to app, so that a drift of the machine's load does not favour one. Each
  * search's training frontier is then re-measured on the test split, all of them in one pool
  * with their variants interleaved (the same conditions for every search), and the table gives
  * per search: candidates measured, wall time, the load average, the test-frontier area (mean
  * relative time over error budgets 0..10, lower is better) and test speedups at Lab <= 1, 2, 4.
+ * Candidates are timed with one thread by default (--threads 1): on a machine shared with other
+ * work, a parallel schedule loses time to the other processes that a serial one does not, and
+ * the GA then finds execution-only "speedups" that the load makes (docs/search.md, "Models");
+ * one thread compares the two searches on a landscape the load scales evenly.
  * Usage: bench_guided [--apps A,B,...] [--resolution WxH] [--population P] [--generations G]
- *                     [--measure M] [--pool K] [--explore F] [--seed S] [--jobs J] [--equal]
- *                     [--keep DIR] */
+ *                     [--measure M] [--guided-generations G2] [--pool K] [--explore F]
+ *                     [--seed S] [--jobs J] [--threads T] [--equal] [--keep DIR] */
 #include "base/arena.h"
 #include "base/fileio.h"
 #include "bench/bench_util.h"
@@ -30,7 +35,9 @@
 
 typedef struct bench_args {
     char apps[512];
-    int width, height, population, generations, measure, pool, jobs;
+    int width, height, population, generations, measure, pool, jobs, threads;
+    int guided_generations;  /* of the guided search measuring M a generation (0: as many
+                                as a fifth of the GA's measurements allow) */
     double explore;
     unsigned long long seed;
     bool equal;
@@ -55,7 +62,7 @@ static const double budgets[3] = { 1, 2, 4 };
 
 static int parse(int argc, char **argv, bench_args *a)
 {
-    *a = (bench_args){ "blur,bilateral_filter,unsharp_mask", 256, 192, 30, 20, 0, 10, 2,
+    *a = (bench_args){ "blur,bilateral_filter,unsharp_mask", 256, 192, 30, 20, 2, 20, 2, 1, 0,
                        0.25, 5, false, NULL };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -84,12 +91,34 @@ static int parse(int argc, char **argv, bench_args *a)
             a->seed = strtoull(v, NULL, 10);
         else if (strcmp(s, "--jobs") == 0)
             a->jobs = atoi(v);
+        else if (strcmp(s, "--threads") == 0)
+            a->threads = atoi(v);
+        else if (strcmp(s, "--guided-generations") == 0)
+            a->guided_generations = atoi(v);
         else if (strcmp(s, "--keep") == 0)
             a->keep = v;
         else
             return -1;
     }
-    return a->population >= 2 && a->generations >= 1 ? 0 : -1;
+    return a->population >= 2 && a->generations >= 1 && a->measure >= 1 ? 0 : -1;
+}
+
+/* The GA's measurements: the initial population, then its new children each generation. */
+static long ga_budget(const bench_args *a, int *fresh)
+{
+    *fresh = a->population - (int)floor(0.3 * a->population);
+    return a->population + (long)(a->generations - 1) * *fresh;
+}
+
+/* Generations of the guided search measuring M a generation: as given, or the most that keep
+ * its measurements within a fifth of the GA's. */
+static int guided_generations(const bench_args *a)
+{
+    int fresh;
+    long budget = ga_budget(a, &fresh) / 5 - a->population;
+    if (a->guided_generations > 0)
+        return a->guided_generations;
+    return budget > 0 ? 1 + (int)(budget / a->measure) : 1;
 }
 
 static void app_config(const bench_args *a, const char *app, int kind, pf_tune_config *c)
@@ -103,13 +132,15 @@ static void app_config(const bench_args *a, const char *app, int kind, pf_tune_c
     c->eval.height = a->height;
     c->source = pf_xstrdup(path);
     c->ga.population = a->population;
-    c->ga.generations = a->generations;
+    c->ga.generations = kind == GUIDED ? guided_generations(a) : a->generations;
     c->ga.seed = a->seed;
+    c->eval.threads = a->threads;
     c->test = false;  /* re-measured here, every search in the same pool */
     c->model.on = kind != PLAIN;
     c->model.pool = a->pool;
     c->model.explore = a->explore;
-    int fresh = a->population - (int)floor(c->ga.elite_frac * a->population);
+    int fresh;
+    ga_budget(a, &fresh);
     c->model.measure = kind == EQUAL ? fresh : a->measure;
 }
 
@@ -122,7 +153,9 @@ static pf_eval_record *read_records(const char *dir, int *n)
     *n = 0;
     pf_eval_record *recs = NULL;
     if (pf_read_file(path, (size_t)1 << 30, &text, &len, &err) == 0) {
-        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save)) {
             recs = pf_xrealloc(recs, sizeof *recs * (size_t)(*n + 1));
             if (pf_record_from_json(line, &recs[*n], &err) == 0)
                 (*n)++;
@@ -236,7 +269,8 @@ static int measure_test(const bench_args *a, const char *app, search *s, int n_s
 
 static void print_row(const char *app, const search *s, const search *plain)
 {
-    printf("%-17s %-10s %6ld %6.2fx %7.0f %4.1f-%-4.1f %3d %7.4f %7.4f %+6.1f%% %5.2f %5.2f %5.2f\n",
+    printf("%-17s %-10s %6ld %6.2fx %7.0f %4.1f-%-4.1f %3d %7.4f %7.4f %+6.1f%% %5.2f %5.2f "
+           "%5.2f\n",
            app, kind_names[s->kind], s->measured, (double)plain->measured / s->measured,
            s->wall_s, s->load0, s->load1, s->n_front, s->train_area, s->test_area,
            100 * (s->test_area / plain->test_area - 1), s->speedup[0], s->speedup[1],
@@ -248,8 +282,9 @@ int main(int argc, char **argv)
     bench_args a;
     if (parse(argc, argv, &a) != 0) {
         fprintf(stderr, "usage: bench_guided [--apps A,B] [--resolution WxH] [--population P] "
-                        "[--generations G] [--measure M] [--pool K] [--explore F] [--seed S] "
-                        "[--jobs J] [--equal] [--keep DIR]\n");
+                        "[--generations G] [--measure M] [--guided-generations G2] [--pool K] "
+                        "[--explore F] [--seed S] [--jobs J] [--threads T] [--equal] "
+                        "[--keep DIR]\n");
         return 2;
     }
     char root[PATH_MAX - 128];
@@ -258,17 +293,22 @@ int main(int argc, char **argv)
     else
         snprintf(root, sizeof root, "/tmp/bench_guided-%d", (int)getpid());
     bench_print_header("bench_guided: the released GA against the model-guided search");
-    printf("population %d x %d generations, seed %llu, %dx%d, %d workers; guided: %s children "
-           "measured a generation, %d bred per child measured, %.0f%% at random\n",
-           a.population, a.generations, a.seed, a.width, a.height, a.jobs,
-           a.measure > 0 ? "M" : "a fifth of the GA's", a.pool, 100 * a.explore);
+    printf("population %d, seed %llu, %dx%d, %d workers, timed with %d thread%s; GA: %d "
+           "generations; guided: %d children measured a generation for %d generations (%s, "
+           "the same budget: %d generations of %d), %d bred per child measured, %.0f%% of them "
+           "at random\n", a.population, a.seed, a.width, a.height, a.jobs, a.threads,
+           a.threads == 1 ? "" : "s (0: all cores)", a.generations, a.measure,
+           guided_generations(&a), "a fifth of the GA's measurements", a.generations,
+           a.population - (int)floor(0.3 * a.population), a.pool, 100 * a.explore);
     fflush(stdout);
     double t0 = bench_now_ms();
     int rc = 0, n_app = 0;
     printf("%-17s %-10s %6s %7s %7s %9s %3s %7s %7s %7s %5s %5s %5s\n", "app", "search",
            "measd", "fewer", "wall s", "load", "fr", "train", "test", "vs GA", "x@1", "x@2",
            "x@4");
-    for (char *app = strtok(a.apps, ","); app; app = strtok(NULL, ","), n_app++) {
+    char *save = NULL;
+    for (char *app = strtok_r(a.apps, ",", &save); app;
+         app = strtok_r(NULL, ",", &save), n_app++) {
         search s[N_KINDS];
         memset(s, 0, sizeof s);
         int n_s = a.equal ? 3 : 2;

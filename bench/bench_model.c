@@ -222,6 +222,11 @@ int main(int argc, char **argv)
         print_row(name, "ahead", &a);
         split(&rd, &a);
         print_row(name, "split", &a);
+        pf_model_fit(&rd.all);
+        printf("%-28s fitted on all %d: error composition a %.2f p %g (%d candidates with "
+               "several genes), time model's typical error %.0f%%\n", name, rd.all.n,
+               rd.all.error.a, rd.all.error.p, rd.all.error.n_multi,
+               100 * (exp(rd.all.sigma) - 1));
         pf_model_free(&rd.all);
         free(rd.gen);
         pf_program_free(rd.prog);

@@ -57,7 +57,7 @@ static const char tune_usage[] =
     "                        children, predict their time and error with models fitted to\n"
     "                        the candidates measured so far, measure only M (docs/search.md)\n"
     "  --model-measure M     children measured per generation (a fifth of the GA's)\n"
-    "  --model-pool K        children bred per child measured (10)\n"
+    "  --model-pool K        children bred per child measured (20)\n"
     "  --model-explore F     share of the measured children chosen at random (0.25)\n"
     "  --watchdog-s S        kill a worker silent for S seconds (600)\n"
     "  --worker-deadline-s S under mpirun: drop a worker rank silent for S seconds and\n"

@@ -25,7 +25,7 @@ typedef struct pf_tune_model_config {
     bool on;
     int measure;           /* children measured per generation (0: a fifth of the released
                               GA's new children, at least 1) */
-    int pool;              /* children bred per child measured (10) */
+    int pool;              /* children bred per child measured (20) */
     double explore;        /* share of the measured children chosen at random (0.25) */
 } pf_tune_model_config;
 

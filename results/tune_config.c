@@ -26,7 +26,7 @@ void pf_tune_config_default(pf_tune_config *c)
     pf_eval_config_default(&c->eval);
     c->max_error = 10.0;
     c->test = true;
-    c->model = (pf_tune_model_config){ false, 0, 10, 0.25 };
+    c->model = (pf_tune_model_config){ false, 0, 20, 0.25 };
 }
 
 void pf_tune_config_free(pf_tune_config *c)

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct pf_tune_models {
     pf_model model;
@@ -77,15 +78,16 @@ static int choose(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, int *c
         pool[i].pred_time = pt[i];
         pool[i].pred_error = pe[i];
     }
+    int random;
     int c = pf_guide_choose(pt, pe, n, m->front, m->n_front, k, t->cfg.model.explore,
-                            m->model.sigma, t->cfg.max_error, &ga->rng, chosen);
+                            m->model.sigma, t->cfg.max_error, &ga->rng, chosen, &random);
     int beyond = 0;
     for (int i = 0; i < c; i++)
         beyond += pe[chosen[i]] <= t->cfg.max_error &&
                   pt[chosen[i]] < pf_guide_front_time(m->front, m->n_front, pe[chosen[i]]);
     pf_tune_log(t, "models: %d children bred, %d chosen to measure (%d predicted beyond the "
                 "frontier, %d at random)", n, c, beyond,
-                pf_guide_explore_count(c, t->cfg.model.explore));
+                random);
     free(pt);
     return c;
 }
@@ -153,10 +155,16 @@ void pf_tune_model_prepare(pf_tune *t, int generation)
         }
     }
     m->upto = generation;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     pf_model_fit(&m->model);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (generation >= 2)
         log_accuracy(t, generation - 1);
-    pf_tune_log(t, "models fitted on %d measured candidates (%d new)", m->model.n, added);
+    pf_tune_log(t, "models fitted on %d measured candidates (%d new) in %.0f ms; time model's "
+                "typical error %.0f%%", m->model.n, added,
+                (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6,
+                100 * (exp(m->model.sigma) - 1));
 }
 
 void pf_tune_model_annotate(const pf_tune *t, pf_eval_record *rec)

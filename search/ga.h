@@ -54,7 +54,7 @@ typedef struct pf_ga_guide {
                   int *chosen);
     void *ctx;
     int measure;           /* children measured per generation */
-    int pool;              /* children bred per child measured (10) */
+    int pool;              /* children bred per child measured */
 } pf_ga_guide;
 
 typedef struct pf_ga {

@@ -89,21 +89,21 @@ static int best_child(const double *pt, const double *pe, int n, const bool *tak
     return best_gain >= 0 ? best_gain : best;
 }
 
-int pf_guide_explore_count(int k, double explore)
+int pf_guide_explore_count(int k, double explore, pf_rng *rng)
 {
-    int n = explore > 0 ? (int)lround(explore * k) : 0;
-    if (explore > 0 && n < 1 && k >= 2)
-        n = 1;
+    double x = fmax(0, explore) * k;
+    int n = (int)floor(x);
+    n += pf_rng_uniform(rng) < x - n;  /* on average explore x k */
     return n > k ? k : n;
 }
 
 int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
                     const pf_front_point *front, int n_front, int k, double explore,
-                    double sigma, double max_error, pf_rng *rng, int *chosen)
+                    double sigma, double max_error, pf_rng *rng, int *chosen, int *n_random)
 {
     if (k > n)
         k = n;
-    int n_explore = pf_guide_explore_count(k, explore);
+    int n_explore = pf_guide_explore_count(k, explore, rng);
     bool *taken = pf_xcalloc((size_t)n + 1, sizeof *taken);
     int nf = n_front;
     pf_front_point *virt = pf_front_copy(front, n_front);
@@ -139,6 +139,8 @@ int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
         chosen[c] = i;
     }
     free(plausible);
+    if (n_random)
+        *n_random = n_explore;
     free(virt);
     free(taken);
     return k;

@@ -21,12 +21,12 @@
 
 /* Chooses up to k of the n children (predicted time and error; NaN: no prediction, treated as
  * promising) given the measured frontier; writes their indices to chosen, the exploited ones
- * first. explore is the share of k chosen at random (rounded; at least one when explore > 0
- * and k >= 2), among the children predicted at most 1.5x slower than the measured frontier
- * when there are any. Returns the count (min(k, n)). */
+ * first. explore is the share of k chosen at random (pf_guide_explore_count; *n_random, when
+ * not NULL, says how many), among the children predicted at most 1.5x slower than the measured
+ * frontier when there are any. Returns the count (min(k, n)). */
 int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
                     const pf_front_point *front, int n_front, int k, double explore,
-                    double sigma, double max_error, pf_rng *rng, int *chosen);
+                    double sigma, double max_error, pf_rng *rng, int *chosen, int *n_random);
 
 /* The area (over error budgets 0..cap, as pf_frontier_area) that the point (error, time) would
  * remove from the frontier's: (1/cap) x the integral over budgets b in [error, cap] of
@@ -34,9 +34,9 @@ int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
 double pf_guide_area_gain(const pf_front_point *front, int n, double error, double time,
                           double cap);
 
-/* How many of k are chosen at random: explore x k rounded, at least one when explore > 0 and
- * k >= 2. */
-int pf_guide_explore_count(int k, double explore);
+/* How many of k are chosen at random: explore x k, its fraction rounded up with that
+ * probability (so that a small k explores explore x k on average). */
+int pf_guide_explore_count(int k, double explore, pf_rng *rng);
 
 /* T(e): the lowest time among points with error <= e (+inf when none). */
 double pf_guide_front_time(const pf_front_point *front, int n, double error);

@@ -5,6 +5,7 @@
 #include "search/model_features.h"
 
 #include "base/arena.h"
+#include "perforate/exec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -216,6 +217,7 @@ void pf_program_static_init(const pf_program *prog, pf_program_static *ps)
         x->bytes = 4 * (x->taps + st->n_writes);
         x->points = stage_points(st, sizes);
         x->readers = count_readers(prog, st);
+        x->consumer = pf_exec_sole_consumer(prog, s);
         x->output = st->image->image->role == PF_IMAGE_OUTPUT;
         total += x->points * (x->taps + 1);
     }

@@ -22,6 +22,7 @@ typedef struct pf_stage_static {
     double share;       /* points x (taps + 1) over the sum of that over the stages: the
                            stage's share of the exact program's work, as a prior */
     int readers;        /* stages that read its image */
+    int consumer;       /* its only reader, the stage it may be computed at (-1: none) */
     bool output;        /* it writes a pipeline output (on demand runs as store there) */
 } pf_stage_static;
 

@@ -15,7 +15,8 @@ enum {
     P_OVERHEAD,
     /* compute terms */
     P_SERIAL, P_VEC_NONE, P_VEC_4, P_VEC_16, P_TILED, P_TILE_SMALL, P_UNROLL, P_REORDER, P_AT,
-    P_SLIDE, P_TILE_NARROW, P_AT_SMALL, P_IMPORTANCE, P_ADAPTIVE, P_LOOP_PERF, P_CHANNELS, P_LOG_FRAC,
+    P_SLIDE, P_TILE_NARROW, P_AT_SMALL, P_ALONE_SET, P_CONSUMER_SET, P_IMPORTANCE, P_ADAPTIVE,
+    P_LOOP_PERF, P_CHANNELS, P_LOG_FRAC,
     P_LOG_SX, P_LOG_SY,
     /* filling terms (reconstruction) */
     P_R_NEAREST, P_R_LINEAR, P_R_GAUSS, P_R_GAUSS_SV, P_R_NONE, P_R_IRREGULAR, P_R_LOG_KERNEL,
@@ -46,6 +47,17 @@ void pf_time_model_free(pf_time_model *m)
 static bool irregular(pf_gene_kind k)
 {
     return k == PF_GENE_IMPORTANCE || k == PF_GENE_ADAPTIVE;
+}
+
+/* A producer's execution depends on its consumer's too: with neither scheduled, the default
+ * schedule fuses them; one scheduled and not the other breaks that differently. */
+static void pair_features(const pf_program_static *ps, const pf_features *F, int s, double *z)
+{
+    int c = ps->stage[s].consumer;
+    if (c < 0)
+        return;
+    z[P_ALONE_SET] = F->stage[s].exec_set && !F->stage[c].exec_set;
+    z[P_CONSUMER_SET] = !F->stage[s].exec_set && F->stage[c].exec_set;
 }
 
 static void compute_features(const pf_stage_features *f, int s, double *z)
@@ -128,7 +140,8 @@ static int candidate_terms(const pf_time_model *m, const pf_features *F, double 
         const pf_stage_features *f = &F->stage[s];
         const pf_stage_static *st = &ps->stage[s];
         off[n] = log(st->share) + log(f->frac);
-        compute_features(f, s, z + (size_t)n++ * d);
+        compute_features(f, s, z + (size_t)n * d);
+        pair_features(ps, F, s, z + (size_t)n++ * d);
         if (fills(f)) {
             off[n] = log(st->points / points);
             fill_features(f, z + (size_t)n++ * d);

@@ -143,6 +143,55 @@ static void test_page_of_a_synthetic_run(void)
     pf_report_result_free(&res);
 }
 
+/* A model-guided run: its records carry predictions, and the page draws each against its
+ * measurement; a run without them (the synthetic one) has no such figure. */
+static void test_predicted_against_measured(void)
+{
+    const char *dir = copy_of("guided");
+    char *text = rt_read(dir, "evaluations.jsonl");
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    int predicted = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        pf_eval_record r;
+        CU_ASSERT_EQUAL_FATAL(pf_record_from_json(line, &r, NULL), 0);
+        if (r.set == PF_SET_TRAIN && r.generation >= 1 && r.valid) {
+            r.pred_time = 1.25 * r.time;  /* in the measurements' order */
+            r.pred_error = 2 * r.error;
+            predicted++;
+        }
+        char *json = pf_record_to_json(&r);
+        pf_sb_printf(&sb, "%s\n", json);
+        free(json);
+        pf_record_free(&r);
+    }
+    rt_write(dir, "evaluations.jsonl", pf_sb_str(&sb));
+    pf_sb_free(&sb);
+    free(text);
+    CU_ASSERT(predicted >= 3);
+    pf_report_result res;
+    CU_ASSERT_EQUAL_FATAL(report(dir, false, &res, NULL), 0);
+    xmlDocPtr doc = rt_parse_xml(res.index);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    const char *fig = "//s:svg[s:title='predicted against measured']";
+    CU_ASSERT_EQUAL(rt_xpath_count(doc, fig), 1);
+    char expr[160];
+    snprintf(expr, sizeof expr, "%s//s:text[starts-with(., 'relative time: Spearman 1.00 (%d "
+             "candidates)')]", fig, predicted);
+    CU_ASSERT_EQUAL(rt_xpath_count(doc, expr), 1);
+    snprintf(expr, sizeof expr, "%s//s:title[contains(., 'relative time predicted')]", fig);
+    CU_ASSERT_EQUAL(rt_xpath_count(doc, expr), predicted);  /* one marker per candidate */
+    xmlFreeDoc(doc);
+    pf_report_result_free(&res);
+    const char *plain = copy_of("unguided");
+    CU_ASSERT_EQUAL_FATAL(report(plain, false, &res, NULL), 0);
+    doc = rt_parse_xml(res.index);
+    CU_ASSERT_EQUAL(rt_xpath_count(doc, fig), 0);
+    xmlFreeDoc(doc);
+    pf_report_result_free(&res);
+}
+
 /* A run being written: the last line half there, no checkpoint or test numbers yet. */
 static void test_run_in_progress(void)
 {
@@ -325,7 +374,8 @@ static void suite_cleanup(void)
 }
 
 PF_TEST_SUITE(results_report, PF_TEST(test_page_of_a_synthetic_run),
-              PF_TEST(test_run_in_progress), PF_TEST(test_not_a_run_or_another_format),
+              PF_TEST(test_run_in_progress), PF_TEST(test_predicted_against_measured),
+              PF_TEST(test_not_a_run_or_another_format),
               PF_TEST(test_bad_line), PF_TEST(test_missing_photo),
               PF_TEST(test_output_with_other_files), PF_TEST(test_leftovers_of_a_killed_report),
               PF_TEST(test_log_of_two_sessions))
