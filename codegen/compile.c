@@ -9,7 +9,7 @@
 #include "codegen/lower.h"
 #include "codegen/passes.h"
 #include "codegen/runtime.h"
-#include "lang/interp.h"
+#include "interp/interp.h"
 #include "perforate/schedule.h"
 #include "reconstruct/stage_rt.h"
 

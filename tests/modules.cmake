@@ -1,8 +1,9 @@
 # Test executables of the modules beyond base/ (one line each, in dependency order).
 pf_test_module(dataset pf_dataset)
 pf_test_module(lang pf_lang)
-pf_test_module(apps pf_lang pf_dataset SPLIT apps_median apps_artistic_blur)
+pf_test_module(apps pf_interp pf_lang pf_dataset SPLIT apps_median apps_artistic_blur)
 pf_test_module(reconstruct pf_reconstruct pf_dataset)
+pf_test_module(interp pf_interp pf_reconstruct pf_lang pf_dataset)
 pf_test_module(codegen pf_codegen pf_perforate pf_dataset pf_lang
                SPLIT codegen_approx codegen_apps codegen_exec)
 # The thread pool's suite once more, built with ThreadSanitizer together with the pool's own

@@ -1,7 +1,7 @@
 /* Shared plumbing of the apps/ tests (see apps_util.h). */
 #include "tests/apps/apps_util.h"
 
-#include "lang/interp.h"
+#include "interp/interp.h"
 #include "tests/harness/harness.h"
 
 #include <math.h>

@@ -14,8 +14,8 @@
  * (indices into the unit's pf_value frame), image indices, function indices or code positions.
  * Literals, consts, params, size names and pipeline scalars live in frame slots that are filled
  * before a unit runs (pf_ifill), so every operand is a plain slot. */
-#ifndef PF_LANG_INTERP_INTERNAL_H
-#define PF_LANG_INTERP_INTERNAL_H
+#ifndef PF_INTERP_INTERNAL_H
+#define PF_INTERP_INTERNAL_H
 
 #include "base/error.h"
 #include "lang/approx.h"

@@ -7,7 +7,7 @@
  * unit-dimension view), channel copies, and store versus on-demand reconstruction. */
 #include "reconstruct/runtime.h"
 #include "reconstruct/stage_rt.h"
-#include "tests/lang/test_interp_approx_util.h"
+#include "tests/interp/test_interp_approx_util.h"
 
 #include <math.h>
 

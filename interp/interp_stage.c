@@ -7,7 +7,7 @@
  * therefore split among threads (blocks of up to PF_IBLOCK iterations of the first variable, taken
  * from a shared counter); every element is still computed by the same sequential code, so the
  * result is bit-identical to a single-threaded run. Serial stages run on the calling thread. */
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>

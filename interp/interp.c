@@ -1,4 +1,4 @@
-/* The reference interpreter's driver (lang/interp.h): checks the caller's buffers against the
+/* The reference interpreter's driver (interp/interp.h): checks the caller's buffers against the
  * binding, allocates and zeroes images, evaluates pipeline scalars and runs stages in program
  * order. Translation lives in interp_compile*.c, execution in interp_exec.c and
  * interp_stage.c.
@@ -18,9 +18,9 @@
  *    be split among threads, which cannot change any element.
  * Approximated programs (pf_interp_run_approx) follow docs/perforation.md; interp_approx.c and
  * interp_ondemand.c say how each annotation is executed. */
-#include "lang/interp.h"
+#include "interp/interp.h"
 
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

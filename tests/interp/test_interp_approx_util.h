@@ -2,11 +2,11 @@
  * (hand-made runtime tables) and tests/reconstruct (the real table): dense images, attaching
  * annotations by hand to a checked program (in its arena, as perforate/ will), and running a
  * program with pf_interp_run_approx. Header-only so that both test executables can use it. */
-#ifndef PF_TESTS_LANG_TEST_INTERP_APPROX_UTIL_H
-#define PF_TESTS_LANG_TEST_INTERP_APPROX_UTIL_H
+#ifndef PF_TESTS_INTERP_TEST_INTERP_APPROX_UTIL_H
+#define PF_TESTS_INTERP_TEST_INTERP_APPROX_UTIL_H
 
 #include "lang/approx.h"
-#include "lang/interp.h"
+#include "interp/interp.h"
 #include "tests/harness/harness.h"
 
 #include <math.h>

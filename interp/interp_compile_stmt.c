@@ -1,6 +1,6 @@
 /* The interpreter's translator, part 3: statements, and the units (one per helper function,
  * pipeline scalar and stage) that pf_icode_build produces. See interp_compile.h. */
-#include "lang/interp_compile.h"
+#include "interp/interp_compile.h"
 
 #include <stdlib.h>
 #include <string.h>

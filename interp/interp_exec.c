@@ -1,9 +1,9 @@
-/* The interpreter's inner loop: executes register code (lang/interp_internal.h) on a frame of
+/* The interpreter's inner loop: executes register code (interp/interp_internal.h) on a frame of
  * pf_values. Every operator computes exactly one binary32 or int32 result and stores it, so no
  * two operations can be contracted or reassociated; the scalar semantics match lang/builtins.c
  * (whose functions are called where they are not one-liners). */
 #include "lang/builtins.h"
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * symbols to slots, and the slots of literals, consts, params, sizes, pipeline scalars and const
  * arrays (filled before a unit runs). Slots are assigned here rather than taken from the checker,
  * so the oracle does not inherit a slot-numbering mistake. See interp_compile.h. */
-#include "lang/interp_compile.h"
+#include "interp/interp_compile.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* The interpreter's register code, readable and checked: opcode names and signatures (from the
  * PF_IOPS list), a verifier run on every translation, and a disassembler for debugging. */
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * instruction that still rounds the product and the sum separately; and conditions jump
  * directly on a comparison instead of materialising a bool. See interp_compile.h. */
 #include "lang/builtins.h"
-#include "lang/interp_compile.h"
+#include "interp/interp_compile.h"
 
 #include <math.h>
 #include <stdlib.h>

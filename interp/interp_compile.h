@@ -2,11 +2,11 @@
  * files: interp_compile.c (emission, slots, constants and their folding), interp_compile_expr.c
  * (expressions and conditional jumps), interp_compile_stmt.c (statements and units) and
  * interp_compile_approx.c (approximation annotations).
- * Private to lang/interp*.c. */
-#ifndef PF_LANG_INTERP_COMPILE_H
-#define PF_LANG_INTERP_COMPILE_H
+ * Private to interp/interp*.c. */
+#ifndef PF_INTERP_COMPILE_H
+#define PF_INTERP_COMPILE_H
 
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 typedef struct pf_symslot {
     const pf_symbol *sym;

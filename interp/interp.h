@@ -1,8 +1,8 @@
 /* The reference interpreter: runs a checked program exactly as docs/language.md defines it.
  * It is the semantic oracle every backend is compared against, so it shares no lowering code
  * with codegen/: it walks the checked AST directly. */
-#ifndef PF_LANG_INTERP_H
-#define PF_LANG_INTERP_H
+#ifndef PF_INTERP_H
+#define PF_INTERP_H
 
 #include "base/buffer.h"
 #include "base/error.h"

@@ -4,7 +4,7 @@
  * reductions, local arrays, sort and median. Expected values are computed by hand. */
 #include "lang/builtins.h"
 #include "tests/harness/harness.h"
-#include "tests/lang/test_interp_util.h"
+#include "tests/interp/test_interp_util.h"
 
 #include <math.h>
 #include <stdint.h>

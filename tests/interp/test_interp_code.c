@@ -3,9 +3,9 @@
  * results; the verifier accepts what the translator produces; threads give bit-identical
  * images. */
 #include "base/strbuf.h"
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 #include "tests/harness/harness.h"
-#include "tests/lang/test_interp_util.h"
+#include "tests/interp/test_interp_util.h"
 
 #include <math.h>
 #include <stdio.h>

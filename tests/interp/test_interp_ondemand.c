@@ -4,10 +4,10 @@
  * with dimension 1 outermost, nearest's tie rule, channels from the reference image, and the
  * refusals. No runtime function is called for on-demand images (the table here fails every
  * call), except the store reconstruction of an output. */
-#include "tests/lang/test_interp_approx_util.h"
+#include "tests/interp/test_interp_approx_util.h"
 
 #include "base/strbuf.h"
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 static int recon_calls;
 

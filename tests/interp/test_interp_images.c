@@ -3,7 +3,7 @@
  * multi-input/multi-output pipelines, 1-D and 4-D images, pipeline scalars, params, zeroing,
  * strided buffers, and the refusal of approximations. Expected values are computed by hand. */
 #include "tests/harness/harness.h"
-#include "tests/lang/test_interp_util.h"
+#include "tests/interp/test_interp_util.h"
 
 #include <math.h>
 #include <stdio.h>

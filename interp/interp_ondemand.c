@@ -4,7 +4,7 @@
  * the boundary mode and the writer's lattice, then interpolates between stored samples (linear,
  * one dimension at a time with dimension 1 outermost, or nearest). Written directly from §4, so
  * that codegen's rewritten reads (and their congruence simplification) have an oracle. */
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 #include <stdlib.h>
 

@@ -7,7 +7,7 @@
  *
  * Annotations were checked when the code was built (interp_compile_approx.c); what is left to
  * check needs the bound extents. */
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* Helpers shared by the interpreter's test files (see test_interp_util.h). */
-#include "tests/lang/test_interp_util.h"
+#include "tests/interp/test_interp_util.h"
 
 #include "tests/harness/harness.h"
 

@@ -1,9 +1,9 @@
 /* Helpers shared by the interpreter's test files: small dense images, compiling a program from
  * a string, binding and running it, and calling a helper function. */
-#ifndef PF_TESTS_LANG_TEST_INTERP_UTIL_H
-#define PF_TESTS_LANG_TEST_INTERP_UTIL_H
+#ifndef PF_TESTS_INTERP_TEST_INTERP_UTIL_H
+#define PF_TESTS_INTERP_TEST_INTERP_UTIL_H
 
-#include "lang/interp.h"
+#include "interp/interp.h"
 
 /* A dense image: element (i0, i1, i2, i3) at data[i0 + e0 * (i1 + e1 * (i2 + e2 * i3))]. */
 typedef struct ti_image {

@@ -4,9 +4,9 @@
  * origins and steps, masks), loop perforation of stages and named loops against iterations
  * computed by hand from docs/perforation.md §5, and the refusals. On-demand reads, which need
  * no runtime, are in test_interp_ondemand.c. */
-#include "tests/lang/test_interp_approx_util.h"
+#include "tests/interp/test_interp_approx_util.h"
 
-#include "lang/interp_internal.h"
+#include "interp/interp_internal.h"
 
 #include <math.h>
 

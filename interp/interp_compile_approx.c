@@ -2,7 +2,7 @@
  * which images are stored on demand, checks that every annotation is one docs/perforation.md
  * defines for its stage or loop (perforate/ validates schedules too; the oracle refuses rather
  * than guess), and emits the loop-perforation test of named `for` loops. See interp_compile.h. */
-#include "lang/interp_compile.h"
+#include "interp/interp_compile.h"
 
 #include <math.h>
 #include <stdio.h>
