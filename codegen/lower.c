@@ -4,7 +4,7 @@
 
 #include "base/error.h"
 #include "codegen/default_schedule.h"
-#include "lang/approx.h"
+#include "perforate/approx.h"
 #include "perforate/exec.h"
 
 #include <stdarg.h>

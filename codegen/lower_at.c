@@ -12,7 +12,7 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
-#include "lang/approx.h"
+#include "perforate/approx.h"
 #include "lang/walk.h"
 #include "perforate/exec.h"
 

@@ -4,7 +4,7 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
-#include "lang/approx.h"
+#include "perforate/approx.h"
 #include "perforate/exec.h"
 
 #include <stdio.h>

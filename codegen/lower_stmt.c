@@ -2,7 +2,7 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
-#include "lang/approx.h"
+#include "perforate/approx.h"
 
 static bool contains_return(const pf_stmt *s)
 {

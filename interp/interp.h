@@ -6,7 +6,7 @@
 
 #include "base/buffer.h"
 #include "base/error.h"
-#include "lang/approx.h"
+#include "perforate/approx.h"
 #include "lang/lang.h"
 
 /* Runs the pipeline once. `binding` comes from pf_bind() with the same params; inputs[i] and

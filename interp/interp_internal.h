@@ -18,7 +18,7 @@
 #define PF_INTERP_INTERNAL_H
 
 #include "base/error.h"
-#include "lang/approx.h"
+#include "perforate/approx.h"
 #include "lang/lang.h"
 
 #include <stdatomic.h>

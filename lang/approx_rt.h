@@ -1,7 +1,7 @@
 /* The part of the approximation vocabulary that the runtime of generated code needs too:
  * sampling and reconstruction kinds, a reconstruction's parameters, and the stage runtime's
  * function table. Plain C with no dependence on the AST, because reconstruct/stage_rt.c is
- * shipped inside exported C libraries. See lang/approx.h and docs/perforation.md. */
+ * shipped inside exported C libraries. See perforate/approx.h and docs/perforation.md. */
 #ifndef PF_LANG_APPROX_RT_H
 #define PF_LANG_APPROX_RT_H
 

@@ -11,7 +11,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
-#include "lang/approx.h"
+#include "perforate/approx.h"
 #include "lang/ast.h"
 
 #include <stdbool.h>

@@ -5,7 +5,7 @@
 #ifndef PF_TESTS_INTERP_TEST_INTERP_APPROX_UTIL_H
 #define PF_TESTS_INTERP_TEST_INTERP_APPROX_UTIL_H
 
-#include "lang/approx.h"
+#include "perforate/approx.h"
 #include "interp/interp.h"
 #include "tests/harness/harness.h"
 

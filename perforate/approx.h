@@ -6,8 +6,8 @@
  * stage variable d (without `over`: lo 0, step 1, n = the extent). Sampling picks lattice
  * points; reconstruction fills the skipped lattice points (pixels off the lattice stay 0, as in
  * the exact program). Lattice coordinates (j) are what masks, grids and reconstruction use. */
-#ifndef PF_LANG_APPROX_H
-#define PF_LANG_APPROX_H
+#ifndef PF_PERFORATE_APPROX_H
+#define PF_PERFORATE_APPROX_H
 
 #include "base/buffer.h"
 #include "lang/approx_rt.h"
