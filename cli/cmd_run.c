@@ -4,7 +4,7 @@
 #include "base/resident.h"
 #include "codegen/compile.h"
 #include "perforate/apply.h"
-#include "search/pipeline_io.h"
+#include "run/pipeline_io.h"
 
 #include <malloc.h>
 #include <math.h>

@@ -4,7 +4,7 @@
 #define PF_SEARCH_EVALUATE_INTERNAL_H
 
 #include "search/evaluate.h"
-#include "search/pipeline_io.h"
+#include "run/pipeline_io.h"
 
 typedef struct eval_image {
     char *path;

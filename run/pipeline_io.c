@@ -1,5 +1,5 @@
 /* Binding programs to images (see pipeline_io.h). */
-#include "search/pipeline_io.h"
+#include "run/pipeline_io.h"
 
 #include <stdlib.h>
 #include <string.h>

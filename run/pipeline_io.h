@@ -2,8 +2,8 @@
  * inputs with the paper's conventions (a 3-channel input gets RGB: grey replicated, alpha
  * dropped), checks them against the declarations with pf_bind, and allocates outputs with the
  * bound extents. Used by `perfora run`, the search's evaluation and exports' tests. */
-#ifndef PF_SEARCH_PIPELINE_IO_H
-#define PF_SEARCH_PIPELINE_IO_H
+#ifndef PF_RUN_PIPELINE_IO_H
+#define PF_RUN_PIPELINE_IO_H
 
 #include "base/buffer.h"
 #include "dataset/image.h"
