@@ -5,6 +5,7 @@
  * parsed, planned, compiled, run on one photo, timed with one sample and measured.
  * Usage: bench_worker [--candidates N] [--app NAME] [--resolution WxH] [--seed S]
  * Exit status 1 when the growth after the first 100 candidates is above 10%. */
+#include "base/clock.h"
 #include "base/strbuf.h"
 #include "dataset/manifest.h"
 #include "search/evaluate.h"
@@ -21,13 +22,6 @@ typedef struct args {
     unsigned long long seed;
     const char *app;
 } args;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* Resident memory now (not the peak), MiB. */
 static double rss_mib(void)
@@ -81,7 +75,7 @@ static int run(const args *a, pf_eval_worker *w, const pf_program *prog)
     pf_genome_ctx_init(&gc, prog, &gp);
     pf_rng r;
     pf_rng_seed(&r, a->seed);
-    double t0 = now_s(), rss100 = -1, rss_max = 0;
+    double t0 = (pf_now_ms() / 1e3), rss100 = -1, rss_max = 0;
     long invalid = 0;
     for (int i = 1; i <= a->candidates; i++) {
         char *text = next_text(&gc, &r);
@@ -96,14 +90,14 @@ static int run(const args *a, pf_eval_worker *w, const pf_program *prog)
             rss100 = m;
         if (i == 1 || i == 100 || i % 500 == 0 || i == a->candidates) {
             printf("  after %5d candidates: resident %.1f MiB (highest so far %.1f), %.2f "
-                   "candidates/s\n", i, m, rss_max, i / (now_s() - t0));
+                   "candidates/s\n", i, m, rss_max, i / ((pf_now_ms() / 1e3) - t0));
             fflush(stdout);
         }
     }
     pf_genome_ctx_free(&gc);
     double end = rss_mib();
     printf("bench_worker: %d candidates (%ld invalid) in %.1f s: %.2f candidates/s\n",
-           a->candidates, invalid, now_s() - t0, a->candidates / (now_s() - t0));
+           a->candidates, invalid, (pf_now_ms() / 1e3) - t0, a->candidates / ((pf_now_ms() / 1e3) - t0));
     if (rss100 <= 0)
         return 0;
     double growth = 100.0 * (end - rss100) / rss100;

@@ -16,8 +16,8 @@
  *    still compute a bad trailing index, e.g. a channel); a compound write there reads nothing.
  *  - Every stage iterates in the serial order (last variable outermost); non-serial stages may
  *    be split among threads, which cannot change any element.
- * Approximated programs (pf_interp_run_approx) follow docs/perforation.md; interp_approx.c and
- * interp_ondemand.c say how each annotation is executed. */
+ * Approximated programs follow docs/perforation.md; interp_approx.c and interp_ondemand.c say
+ * how each approximation of the plan is executed. */
 #include "interp/interp.h"
 
 #include "interp/interp_internal.h"
@@ -197,18 +197,20 @@ static int check_run_args(const pf_program *prog, const pf_param_values *params,
     return 0;
 }
 
-static int run(const pf_program *prog, const pf_param_values *params,
-               const pf_binding *binding, const pf_buffer *inputs, const pf_buffer *outputs,
-               const pf_approx_runtime *rt, pf_iapprox_mode mode, pf_error *err)
+int pf_interp_run(const pf_program *prog, const pf_param_values *params, const pf_plan *plan,
+                  const pf_binding *binding, const pf_buffer *inputs, const pf_buffer *outputs,
+                  pf_error *err)
 {
     if (check_run_args(prog, params, binding, err))
         return -1;
     if (!binding)
         return pf_fail(err, "interpreter: no binding");
+    if (plan && plan->prog != prog)
+        return pf_fail(err, "interpreter: the plan is of another program");
     pf_icode ic;
-    if (pf_icode_build_mode(&ic, prog, mode, err))
+    if (pf_icode_build(&ic, prog, plan, err))
         return -1;
-    pf_ictx x = { .ic = &ic, .params = params->values, .sizes = binding->sizes, .rt = rt };
+    pf_ictx x = { .ic = &ic, .params = params->values, .sizes = binding->sizes };
     x.images = pf_xcalloc((size_t)prog->n_images + 1, sizeof *x.images);
     int rc = setup_images(&x, prog, binding, inputs, outputs, err);
     if (rc == 0) {
@@ -219,24 +221,6 @@ static int run(const pf_program *prog, const pf_param_values *params,
     free_images(&x, prog);
     pf_icode_free(&ic);
     return rc;
-}
-
-int pf_interp_run(const pf_program *prog, const pf_param_values *params,
-                  const pf_binding *binding, const pf_buffer *inputs, const pf_buffer *outputs,
-                  pf_error *err)
-{
-    return run(prog, params, binding, inputs, outputs, NULL, PF_IAPPROX_REFUSE, err);
-}
-
-int pf_interp_run_approx(const pf_program *prog, const pf_param_values *params,
-                         const pf_binding *binding, const pf_buffer *inputs,
-                         const pf_buffer *outputs, const pf_approx_runtime *rt, pf_error *err)
-{
-    if (rt && (!rt->importance_mask || !rt->adaptive_coarse || !rt->adaptive_refine ||
-               !rt->reconstruct || !rt->copy_channels))
-        return pf_fail(err, "interpreter: the approximation runtime table is incomplete");
-    pf_iapprox_mode mode = rt ? PF_IAPPROX_RUN : PF_IAPPROX_NO_RUNTIME;
-    return run(prog, params, binding, inputs, outputs, rt, mode, err);
 }
 
 int pf_interp_call(const pf_program *prog, const pf_param_values *params, const pf_func *f,
@@ -251,7 +235,7 @@ int pf_interp_call(const pf_program *prog, const pf_param_values *params, const 
     if (fi < 0)
         return pf_fail(err, "interpreter: the function is not part of the program");
     pf_icode ic;
-    if (pf_icode_build(&ic, prog, err))
+    if (pf_icode_build(&ic, prog, NULL, err))
         return -1;
     pf_ictx x = { .ic = &ic, .params = params->values };
     pf_ictx_own_frames(&x);

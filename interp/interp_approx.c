@@ -1,13 +1,13 @@
 /* How the interpreter executes an approximated stage (docs/perforation.md §1-§3 and §5): it
  * builds the pf_isample that interp_stage.c consults at every lattice point, runs the sampling
  * passes (adaptive sampling runs the stage twice), then store reconstruction and the channel
- * copy on the stage's lattice view, both through the pf_approx_runtime table (lang/ cannot call
- * reconstruct/ itself). The loop-perforation rule lives here too: stages' row variables and
- * named `for` loops (PERF_SKIP) share it.
- *
- * Annotations were checked when the code was built (interp_compile_approx.c); what is left to
- * check needs the bound extents. */
+ * copy on the stage's lattice view, calling the stage runtime (reconstruct/stage_rt.h) for
+ * masks and reconstruction. The loop-perforation rule lives here too: stages' row variables
+ * and named `for` loops (PERF_SKIP) share it. The plan was validated when it was made; what is
+ * left to check needs the bound extents. */
 #include "interp/interp_internal.h"
+
+#include "reconstruct/stage_rt.h"
 
 #include <stdlib.h>
 
@@ -37,7 +37,7 @@ bool pf_iperf_runs(const pf_loop_perf *p, int loop_id, int64_t j, int64_t n, int
 bool pf_iperf_skip_runs(const pf_ictx *x, const int32_t *ip, const pf_value *R)
 {
     int loop = ip[5];
-    const pf_loop_perf *p = &x->ic->prog->loops[loop].stmt->approx->perf;
+    const pf_loop_perf *p = &pf_iloop_approx(x->ic, loop)->perf;
     int64_t lo = R[ip[2]].i, hi = R[ip[3]].i, st = R[ip[4]].i;
     int64_t j = ((int64_t)R[ip[1]].i - lo) / st, n = (hi - lo) / st + 1;
     return pf_iperf_runs(p, loop, j, n, R[ip[6]].i, R[ip[7]].i);
@@ -48,7 +48,6 @@ bool pf_iperf_skip_runs(const pf_ictx *x, const int32_t *ip, const pf_value *R)
 typedef struct pf_iapprox {
     pf_ijob *job;
     const pf_stage_approx *a;
-    const pf_approx_runtime *rt;
     pf_isample s;
     float *mask, *aux;        /* the mask plane and M (importance) or is_fine (adaptive) */
     unsigned char *rows;      /* LOOP: which rows run */
@@ -107,13 +106,13 @@ static int sample_adaptive(pf_iapprox *r)
 {
     if (!alloc_planes(r))
         return -1;
-    int rc = r->rt->adaptive_coarse((int32_t)r->n1, (int32_t)r->n2, r->a->k, r->mask);
+    int rc = pf_srt_adaptive_coarse((int32_t)r->n1, (int32_t)r->n2, r->a->k, r->mask);
     if (rc)
         return rt_fail(r, "adaptive_coarse", rc);
     r->s.pass = 2.0f;
     pf_ijob_run(r->job, &r->s);
     pf_buffer v = lattice_view(r->job);
-    rc = r->rt->adaptive_refine(&v, r->a->k, r->a->frac, r->mask, r->aux);
+    rc = pf_srt_adaptive_refine(&v, r->a->k, r->a->frac, r->mask, r->aux);
     if (rc)
         return rt_fail(r, "adaptive_refine", rc);
     r->s.pass = 1.0f;
@@ -131,7 +130,7 @@ static int sample_importance(pf_iapprox *r)
     int64_t lo[2] = { job->r[0].first, job->r[1].first };
     int64_t step[2] = { job->r[0].step, job->r[1].step };
     pf_buffer ref = image_buffer(&job->base->images[r->a->ref->index]);
-    int rc = r->rt->importance_mask(&ref, lo, step, (int32_t)r->n1, (int32_t)r->n2, r->a->frac,
+    int rc = pf_srt_importance_mask(&ref, lo, step, (int32_t)r->n1, (int32_t)r->n2, r->a->frac,
                                     r->a->sigma_imp, r->mask, r->aux);
     if (rc)
         return rt_fail(r, "importance_mask", rc);
@@ -204,7 +203,7 @@ static pf_recon_spec recon_spec(const pf_iapprox *r)
 
 static int recon_view(const pf_iapprox *r, const pf_buffer *v, const pf_recon_spec *spec)
 {
-    int rc = r->rt->reconstruct(v, spec, r->mask, r->aux);
+    int rc = pf_srt_reconstruct(v, spec, r->mask, r->aux);
     return rc ? rt_fail(r, "reconstruct", rc) : 0;
 }
 
@@ -245,7 +244,7 @@ static int copy_channels(const pf_iapprox *r)
     }
     pf_buffer v = lattice_view(job);
     pf_buffer ref = image_buffer(&job->base->images[r->a->ref->index]);
-    int rc = r->rt->copy_channels(&v, job->n_vars, lo, step, &ref, r->a->channels);
+    int rc = pf_srt_copy_channels(&v, job->n_vars, lo, step, &ref, r->a->channels);
     return rc ? rt_fail(r, "copy_channels", rc) : 0;
 }
 
@@ -262,10 +261,7 @@ static bool lattice_empty(const pf_ijob *job)
 int pf_istage_run_approx(pf_ijob *job, pf_error *err)
 {
     const pf_stage *st = job->st;
-    pf_iapprox r = { .job = job, .a = st->approx, .rt = job->base->rt, .err = err };
-    if (!r.rt)
-        return pf_fail(err, "interpreter: stage '%s' is approximated but no approximation "
-                       "runtime was given", st->name);
+    pf_iapprox r = { .job = job, .a = pf_iapprox_of(job->base->ic, st), .err = err };
     bool on_demand = job->base->ic->od_writer[st->image->image->index] == st;
     if (on_demand && pf_iod_begin(job, err))
         return -1;

@@ -1,7 +1,7 @@
-/* The interpreter's translator from the checked AST to register code, shared by its four
+/* The interpreter's translator from the checked AST to register code, shared by its three
  * files: interp_compile.c (emission, slots, constants and their folding), interp_compile_expr.c
- * (expressions and conditional jumps), interp_compile_stmt.c (statements and units) and
- * interp_compile_approx.c (approximation annotations).
+ * (expressions and conditional jumps) and interp_compile_stmt.c (statements, loop
+ * perforation's test, and the units).
  * Private to interp/interp*.c. */
 #ifndef PF_INTERP_COMPILE_H
 #define PF_INTERP_COMPILE_H
@@ -18,7 +18,6 @@ typedef struct pf_icomp {
     pf_icode *ic;
     pf_iunit *u;             /* the unit being compiled */
     pf_error *err;
-    pf_iapprox_mode mode;    /* what approximation annotations do */
     int failed;              /* the first error is kept; later emission is skipped */
     int func_index;          /* the function being compiled, or -1 */
     const pf_stage *stage;   /* the stage being compiled, or NULL */
@@ -97,19 +96,10 @@ int pf_ic_loop_open(pf_icomp *c, int var, int lo, int hi, int st, int *hi_p, int
                     int *body);
 void pf_ic_loop_close(pf_icomp *c, int var, int hi_p, int st_p, int body, int exit_pos);
 
-/* ---- approximations (interp_compile_approx.c) ---- */
+/* ---- loop perforation (interp_compile_stmt.c) ---- */
 
-/* Whether annotations are executed; if not, fails with the mode's message about `what`. */
-bool pf_ic_approx_allowed(pf_icomp *c, pf_loc loc, const char *what);
-/* Fills ic->od_writer: the images stored on demand (docs/perforation.md §4). */
-void pf_ic_plan_on_demand(pf_icomp *c);
-/* Checks a stage's annotation after its body is compiled (serial: it runs in order). */
-void pf_ic_check_stage_approx(pf_icomp *c, const pf_stage *st, bool serial);
-/* Checks a read's on-demand annotation against the image's storage. */
-void pf_ic_check_read_approx(pf_icomp *c, const pf_expr *e, int img);
-/* Checks a named loop's perforation (and that annotations run at all). */
-bool pf_ic_loop_approx_ok(pf_icomp *c, const pf_stmt *s);
-/* Emits PERF_SKIP at the top of the loop body; returns its jump operand's position. */
+/* Emits PERF_SKIP at the top of a perforated loop's body; returns its jump operand's
+ * position. */
 int pf_ic_perf_skip(pf_icomp *c, const pf_stmt *s, int var, int lo, int hi, int st);
 
 #endif

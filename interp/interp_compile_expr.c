@@ -463,14 +463,10 @@ static int on_demand_read(pf_icomp *c, int img, pf_iop op, int nd, const int32_t
 
 static int image_read(pf_icomp *c, const pf_expr *e)
 {
-    if (e->approx && !pf_ic_approx_allowed(c, e->loc, "on-demand reconstruction of a read"))
-        return 0;
     int img = pf_ic_image_index(c, e->sym, e->loc);
     int nd = c->failed ? 1 : c->prog->images[img]->ndims;
     if (e->n_args != nd || nd < 1 || nd > PF_MAX_DIMS)
         return pf_ic_fail(c, e->loc, "interpreter: wrong number of image indices");
-    if (e->approx)
-        pf_ic_check_read_approx(c, e, img);
     const pf_stage *st = c->stage;
     if (st && st->image && st->image->image && st->image->image->index == img)
         pf_ic_note_access(c, img, e->args);  /* reading its own image elsewhere is a dependence */

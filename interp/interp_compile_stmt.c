@@ -149,12 +149,22 @@ static void if_stmt(pf_icomp *c, const pf_stmt *s)
     }
 }
 
+int pf_ic_perf_skip(pf_icomp *c, const pf_stmt *s, int var, int lo, int hi, int st)
+{
+    const pf_stage *stage = c->stage;
+    int zero = pf_ic_const_int(c, 0);
+    int a = stage->n_vars > 0 ? pf_ic_map_get(c, stage->vars[0]) : zero;
+    int b = stage->n_vars > 1 ? pf_ic_map_get(c, stage->vars[1]) : zero;
+    PF_IC_EMIT(c, PF_I_PERF_SKIP, var, lo, hi, st, s->loop_id, a < 0 ? zero : a,
+               b < 0 ? zero : b, 0);
+    return pf_ic_here(c) - 1;
+}
+
 /* A perforated loop (docs/perforation.md §5) keeps its bounds in private slots and starts
  * each iteration with PERF_SKIP, which jumps to the FOR_NEXT unless the gene runs it. */
 static void for_stmt(pf_icomp *c, const pf_stmt *s)
 {
-    if (s->approx && !pf_ic_loop_approx_ok(c, s))
-        return;
+    const pf_loop_approx *la = pf_iloop_approx(c->ic, s->loop_id);
     if (!s->sym) {
         pf_ic_fail(c, s->loc, "interpreter: unchecked loop");
         return;
@@ -164,7 +174,7 @@ static void for_stmt(pf_icomp *c, const pf_stmt *s)
     int st = s->step ? pf_ic_expr_as(c, s->step, PF_T_INT) : -1;
     int var = pf_ic_new_slots(c, 1);
     pf_ic_map_put(c, s->sym, var);
-    if (s->approx) {
+    if (la) {
         /* the body may assign the local that lo names: j needs lo as it was on entry */
         int lo_p = pf_ic_new_slots(c, 1);
         PF_IC_EMIT(c, PF_I_MOV, lo_p, lo);
@@ -172,7 +182,7 @@ static void for_stmt(pf_icomp *c, const pf_stmt *s)
     }
     int hi_p, st_p, body;
     int exit_pos = pf_ic_loop_open(c, var, lo, hi, st, &hi_p, &st_p, &body);
-    int skip = s->approx ? pf_ic_perf_skip(c, s, var, lo, hi_p, st_p) : -1;
+    int skip = la ? pf_ic_perf_skip(c, s, var, lo, hi_p, st_p) : -1;
     stmt(c, s->then_s);
     if (skip >= 0)
         c->u->code[skip] = pf_ic_here(c);
@@ -267,8 +277,6 @@ static void compile_stage(pf_icomp *c, const pf_stage *st)
 {
     pf_iunit *u = &c->ic->stages[st->index];
     pf_ic_begin_unit(c, u);
-    if (st->approx && !pf_ic_approx_allowed(c, st->loc, "image perforation of a stage"))
-        return;
     const pf_image_decl *img = st->image && st->image->image ? st->image->image : NULL;
     if (!img || st->n_vars < 1 || st->n_vars > img->ndims || !st->vars) {
         pf_ic_fail(c, st->loc, "interpreter: unchecked stage");
@@ -292,8 +300,6 @@ static void compile_stage(pf_icomp *c, const pf_stage *st)
     stmt(c, st->body);
     c->stage = NULL;
     PF_IC_EMIT(c, PF_I_HALT);
-    if (st->approx && !c->failed)
-        pf_ic_check_stage_approx(c, st, st->serial || u->serial);
 }
 
 /* The call graph in compressed rows: the callees of f are adj[first[f] .. first[f + 1] - 1]. */
@@ -376,7 +382,6 @@ static void check_calls(pf_icomp *c)
 static void compile_all(pf_icomp *c)
 {
     const pf_program *prog = c->prog;
-    pf_ic_plan_on_demand(c);
     for (int f = 0; f < prog->n_funcs && !c->failed; f++)
         compile_function(c, f);
     if (!c->failed)
@@ -397,23 +402,20 @@ static void compile_all(pf_icomp *c)
     }
 }
 
-int pf_icode_build(pf_icode *ic, const pf_program *prog, pf_error *err)
-{
-    return pf_icode_build_mode(ic, prog, PF_IAPPROX_REFUSE, err);
-}
-
-int pf_icode_build_mode(pf_icode *ic, const pf_program *prog, pf_iapprox_mode mode,
-                        pf_error *err)
+int pf_icode_build(pf_icode *ic, const pf_program *prog, const pf_plan *plan, pf_error *err)
 {
     memset(ic, 0, sizeof *ic);
     ic->prog = prog;
+    ic->plan = plan;
     if (!prog || !prog->checked)
         return pf_fail(err, "interpreter: the program has not been checked");
     ic->funcs = pf_xcalloc((size_t)prog->n_funcs + 1, sizeof *ic->funcs);
     ic->scalars = pf_xcalloc((size_t)prog->n_scalars + 1, sizeof *ic->scalars);
     ic->stages = pf_xcalloc((size_t)prog->n_stages + 1, sizeof *ic->stages);
     ic->od_writer = pf_xcalloc((size_t)prog->n_images + 1, sizeof *ic->od_writer);
-    pf_icomp c = { .prog = prog, .ic = ic, .err = err, .mode = mode, .func_index = -1 };
+    for (int i = 0; plan && i < prog->n_images; i++)
+        ic->od_writer[i] = plan->on_demand[i];
+    pf_icomp c = { .prog = prog, .ic = ic, .err = err, .func_index = -1 };
     compile_all(&c);
     free(c.calls);
     pf_ic_free(&c);

@@ -70,7 +70,7 @@ static void check_operand(const pf_iverify *v, int pc, char kind, int k)
     case 'f': if (w[k] < 0 || w[k] >= prog->n_funcs) bad(v, pc, "bad function"); break;
     case 'l':
         if (w[k] < 0 || w[k] >= prog->n_loops || prog->loops[w[k]].kind != PF_LOOP_FOR ||
-            !prog->loops[w[k]].stmt || !prog->loops[w[k]].stmt->approx)
+            !prog->loops[w[k]].stmt || !pf_iloop_approx(v->ic, w[k]))
             bad(v, pc, "not a perforated named loop");
         break;
     case 'p':

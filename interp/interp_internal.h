@@ -18,8 +18,8 @@
 #define PF_INTERP_INTERNAL_H
 
 #include "base/error.h"
-#include "perforate/approx.h"
 #include "lang/lang.h"
+#include "perforate/plan.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -141,6 +141,7 @@ typedef struct pf_iunit {
 /* A compiled program: one unit per function, per pipeline scalar, per stage. */
 typedef struct pf_icode {
     const pf_program *prog;
+    const pf_plan *plan;  /* what is approximated; NULL: nothing */
     pf_iunit *funcs;    /* [prog->n_funcs] */
     pf_iunit *scalars;  /* [prog->n_scalars] */
     pf_iunit *stages;   /* [prog->n_stages] */
@@ -149,18 +150,9 @@ typedef struct pf_icode {
     const pf_stage **od_writer;
 } pf_icode;
 
-/* What the translator does with approximation annotations. */
-typedef enum pf_iapprox_mode {
-    PF_IAPPROX_REFUSE,      /* pf_interp_run: refused ("does not run approximations yet") */
-    PF_IAPPROX_NO_RUNTIME,  /* pf_interp_run_approx without a runtime: refused, saying so */
-    PF_IAPPROX_RUN,         /* executed (docs/perforation.md) */
-} pf_iapprox_mode;
-
-/* Compiles a checked program; refuses approximations, unchecked trees and recursion. */
-int pf_icode_build(pf_icode *ic, const pf_program *prog, pf_error *err);
-/* The same, with approximation annotations handled per `mode` (validated when run). */
-int pf_icode_build_mode(pf_icode *ic, const pf_program *prog, pf_iapprox_mode mode,
-                        pf_error *err);
+/* Compiles a checked program with the approximations of plan (NULL: none); refuses unchecked
+ * trees and recursion. The plan (validated when it was made) is trusted. */
+int pf_icode_build(pf_icode *ic, const pf_program *prog, const pf_plan *plan, pf_error *err);
 void pf_icode_free(pf_icode *ic);
 
 /* Checks the invariants the executor relies on without checking them itself: every slot
@@ -204,7 +196,6 @@ typedef struct pf_ictx {
     const pf_value *params;
     const int32_t *sizes;    /* NULL outside a pipeline run: sizes read as 0 */
     const pf_value *scalars; /* NULL outside a pipeline run */
-    const pf_approx_runtime *rt;  /* sampling and reconstruction (NULL: exact programs only) */
 } pf_ictx;
 
 /* Allocates (and fills) one frame per helper function for x: a context per thread. */
@@ -272,6 +263,16 @@ void pf_ijob_run(pf_ijob *job, const pf_isample *sample);
 
 /* ---- approximations (interp_approx.c, interp_ondemand.c) ---- */
 
+/* A stage's approximation in the run's plan, or NULL. */
+static inline const pf_stage_approx *pf_iapprox_of(const pf_icode *ic, const pf_stage *st)
+{
+    return ic->plan ? pf_plan_approx(ic->plan, st) : NULL;
+}
+/* A named loop's perforation in the run's plan, or NULL. */
+static inline const pf_loop_approx *pf_iloop_approx(const pf_icode *ic, int loop_id)
+{
+    return ic->plan && loop_id >= 0 ? ic->plan->loops[loop_id] : NULL;
+}
 /* Runs an approximated stage: sampling passes, store reconstruction, channel copy. */
 int pf_istage_run_approx(pf_ijob *job, pf_error *err);
 /* Whether loop perforation `p` of loop `loop_id` runs iteration j of n (docs/perforation.md

@@ -13,7 +13,7 @@
  * pf_iimage keeps the image's extents, which reads need for the boundary mode. */
 int pf_iod_begin(pf_ijob *job, pf_error *err)
 {
-    const pf_stage_approx *a = job->st->approx;
+    const pf_stage_approx *a = pf_iapprox_of(job->base->ic, job->st);
     pf_iimage *im = &job->base->images[job->st->image->image->index];
     pf_iod *od = im->od;
     od->k = job->n_vars;

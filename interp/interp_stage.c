@@ -155,7 +155,7 @@ int pf_istage_run(pf_ictx *x, const pf_stage *st, const int64_t *extent, pf_erro
     }
     free(F);
     job.blocks_per_row = (job.r[0].count + PF_IBLOCK - 1) / PF_IBLOCK;
-    if (st->approx)
+    if (pf_iapprox_of(x->ic, st))
         return pf_istage_run_approx(&job, err);
     pf_ijob_run(&job, NULL);
     return 0;

@@ -25,6 +25,10 @@ int pf_check(pf_program *prog, pf_diags *diags);
 pf_program *pf_load_program(const char *path, pf_error *err);
 /* The same from a string (name used in messages). */
 pf_program *pf_compile_string(const char *name, const char *source, pf_error *err);
+/* The two halves of pf_load_program, for showing each (perfora run --dump parse, check):
+ * read and parse without checking; check a parsed program. Diagnostics rendered into err. */
+pf_program *pf_load_unchecked(const char *path, pf_error *err);
+int pf_check_program(pf_program *prog, pf_error *err);
 
 /* Pretty-prints a parsed (or checked) program as source that parses back to the same AST.
  * Implicit casts are omitted. */

@@ -1,6 +1,6 @@
-/* Approximation annotations: what a schedule (perforate/) attaches to a checked program, and
- * what every backend (the reference interpreter, codegen) executes. NULL means exact. The
- * semantics are defined in docs/perforation.md; this header is the data.
+/* The approximations a schedule resolves to: what a plan (perforate/plan.h) holds per stage and
+ * per named loop, and what every backend (the reference interpreter, codegen) executes. NULL
+ * means exact. The semantics are defined in docs/perforation.md; this header is the data.
  *
  * Vocabulary: a stage's *lattice* is its iteration set, lo_d + j*step_d for j in [0, n_d) per
  * stage variable d (without `over`: lo 0, step 1, n = the extent). Sampling picks lattice
@@ -30,11 +30,11 @@ typedef struct pf_loop_perf {
     int id;       /* RANDOM: the loop's index in pf_program.loops (seeds the hash) */
 } pf_loop_perf;
 
-struct pf_loop_approx {
+typedef struct pf_loop_approx {
     pf_loop_perf perf;
-};
+} pf_loop_approx;
 
-struct pf_stage_approx {
+typedef struct pf_stage_approx {
     pf_sample_kind sample;
     int spacing[PF_BUFFER_MAX_DIMS];  /* GRID: per stage variable, >= 1 */
     int k;                    /* ADAPTIVE: coarse spacing (>= 2) */
@@ -46,17 +46,15 @@ struct pf_stage_approx {
     pf_recon_kind recon;
     float sigma;              /* GAUSSIAN, GAUSSIAN_SV: the schedule's sigma (before the rule) */
     bool on_demand;           /* GRID with LINEAR or NEAREST: stored downsampled, reads
-                                 interpolate (see pf_read_approx) */
-    const pf_image_decl *ref; /* IMPORTANCE, channels: the reference image (set by perforate) */
-};
+                                 interpolate (pf_plan_read_writer) */
+    const pf_image_decl *ref; /* IMPORTANCE, channels: the reference image */
+} pf_stage_approx;
 
-/* An image read rewritten to reconstruct on demand from a downsampled stored grid (paper
- * Section 3.3). The stored array holds lattice point j at index j / spacing (per dimension of
- * the writer stage); the read maps its image coordinate through the image's boundary mode, then
- * to lattice coordinates, and interpolates. */
-struct pf_read_approx {
-    const pf_stage *writer;   /* the grid-sampled stage that writes the image */
-};
+/* A read of an image that a grid-sampled stage stores on demand (pf_plan_read_writer) is
+ * reconstructed from the downsampled stored grid (paper Section 3.3): the stored array holds
+ * lattice point j at index j / spacing (per dimension of the writer stage); the read maps its
+ * image coordinate through the image's boundary mode, then to lattice coordinates, and
+ * interpolates. */
 
 /* The random-skip hash of loop perforation is pf_perf_hash in base/noise.h (shared with the
  * runtime of generated code). */

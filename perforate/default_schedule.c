@@ -5,11 +5,11 @@
  * pass_bands makes where the scatter's row index is a function of the row (else they stay serial).
  *
  * On top of that one fusion rule, the one that pays most in Halide's schedules: an exact stage
- * (or one sampled on a grid and reconstructed on demand, pf_lower_at_scratch_ok) whose only
+ * (or one sampled on a grid and reconstructed on demand, pf_plan_stage.scratch_ok) whose only
  * consumer reads it through a small stencil (every read at the consumer's own x and
  * y plus a constant offset, or a reduction or loop variable with constant bounds, of at most
  * MAX_HALO, and at exactly the consumer's own index along further dimensions) is computed per
- * TILE_X x TILE_Y tile of that consumer, in a scratch window that stays in cache (lower_at.c),
+ * TILE_X x TILE_Y tile of that consumer, in a scratch window that stays in cache (codegen/lower_at.c),
  * instead of going through memory as a full-size image. Chains fuse too (unsharp mask: the
  * horizontal blur per tile of the vertical one, that per tile of the combination). The price
  * is the recomputed halo: 16 rows per 64 for the 17-tap blur. And a stage sampled on a grid
@@ -18,10 +18,9 @@
  *
  * The search starts from this schedule and measures speedups against it, so a speedup is never
  * just a better schedule of the exact program. */
-#include "codegen/default_schedule.h"
+#include "perforate/default_schedule.h"
 
-#include "codegen/jit.h"
-#include "codegen/lower.h"
+#include "lang/lang.h"
 #include "lang/walk.h"
 #include "perforate/exec.h"
 
@@ -154,21 +153,21 @@ static bool plain_stage(const pf_stage *st)
 }
 
 /* Consumers whose approximation keeps one loop nest over the lattice (masks run it twice). */
-static bool single_nest(const pf_stage *st)
+static bool single_nest(const pf_stage_approx *a)
 {
-    return !st->approx || st->approx->sample == PF_SAMPLE_GRID ||
-           st->approx->sample == PF_SAMPLE_LOOP || st->approx->sample == PF_SAMPLE_ALL;
+    return !a || a->sample == PF_SAMPLE_GRID || a->sample == PF_SAMPLE_LOOP ||
+           a->sample == PF_SAMPLE_ALL;
 }
 
-static bool fusable(const pf_program *prog, const pf_exec_gene *given, const pf_exec_gene *out,
-                    int p)
+static bool fusable(const pf_plan *plan, int p)
 {
+    const pf_program *prog = plan->prog;
     int c = pf_exec_sole_consumer(prog, p);
-    if (c < 0 || (given && given[c].set) || out[c].at != -1)
+    if (c < 0 || plan->stages[c].exec_given || plan->stages[c].exec.at != -1)
         return false;
     const pf_stage *ps = prog->stages[p], *cs = prog->stages[c];
-    return plain_stage(ps) && plain_stage(cs) && single_nest(cs) &&
-           pf_lower_at_scratch_ok(prog, ps) && stencil_reads(cs, ps->image->image);
+    return plain_stage(ps) && plain_stage(cs) && single_nest(plan->stages[c].approx) &&
+           plan->stages[p].scratch_ok && stencil_reads(cs, ps->image->image);
 }
 
 /* Tile size n pixels as a count of samples at spacing sp, in [1, MAX_TILE]. */
@@ -180,9 +179,9 @@ static int samples(int px, int sp)
 
 /* A store-mode grid stage reconstructs per tile when tiled (lower_fill.c): its image is then
  * written once instead of three times. Tiles of about w x h pixels (tiles count samples). */
-static void tile_for_fill(const pf_stage *st, int w, int h, pf_exec_gene *g)
+static void tile_for_fill(const pf_stage_approx *a, int w, int h, pf_exec_gene *g)
 {
-    const int *sp = st->approx->spacing;
+    const int *sp = a->spacing;
     g->tile[0] = samples(w, sp[0]);
     g->tile[1] = samples(h, sp[1]);
 }
@@ -246,43 +245,36 @@ static int default_width(const pf_stage *st, int wide_lanes)
     return wide_lanes > 8 && math_in_loop_stmt(st->body, 0, 0) ? wide_lanes : 8;
 }
 
-void pf_default_schedule(const pf_program *prog, const pf_exec_gene *given, pf_exec_gene *out)
+void pf_default_schedule(pf_plan *plan)
 {
-    pf_default_schedule_for(prog, given, pf_jit_wide_float_lanes(), out);
-}
-
-void pf_default_schedule_for(const pf_program *prog, const pf_exec_gene *given, int wide_lanes,
-                             pf_exec_gene *out)
-{
+    const pf_program *prog = plan->prog;
+    pf_plan_stage *S = plan->stages;
     for (int i = 0; i < prog->n_stages; i++) {
-        if (given && given[i].set) {
-            out[i] = given[i];
+        if (S[i].exec_given)
             continue;
-        }
-        out[i] = pf_exec_default();
+        S[i].exec = pf_exec_default();
         if (!prog->stages[i]->serial)
-            out[i].vectorize = default_width(prog->stages[i], wide_lanes);
-        out[i].parallel = true;
+            S[i].exec.vectorize = default_width(prog->stages[i], plan->target.vector_lanes);
+        S[i].exec.parallel = true;
     }
     for (int p = 0; p < prog->n_stages; p++) {
-        if ((given && given[p].set) || !fusable(prog, given, out, p))
+        if (S[p].exec_given || !fusable(plan, p))
             continue;
         int c = pf_exec_sole_consumer(prog, p);
-        out[p].at = c;
-        if (pf_lower_tile_fill_ok(prog, prog->stages[c])) {
+        S[p].exec.at = c;
+        if (S[c].tile_fill_ok) {
             /* Wide tiles: a tile's producer samples and fill have borders in x (halo reads,
              * the next tile's first column, scalar edge loops), and on images up to 2048
              * wide these tiles have none but the image's. The paper's blur variant at
              * 2048x1536, 2 threads: 5.0 ms with 2048x128, 7.0 with 1024x128, 8-9 with the
              * fill's own 512x64. */
-            tile_for_fill(prog->stages[c], FUSED_FILL_X, FUSED_FILL_Y, &out[c]);
+            tile_for_fill(S[c].approx, FUSED_FILL_X, FUSED_FILL_Y, &S[c].exec);
         } else {
-            out[c].tile[0] = TILE_X;
-            out[c].tile[1] = TILE_Y;
+            S[c].exec.tile[0] = TILE_X;
+            S[c].exec.tile[1] = TILE_Y;
         }
     }
     for (int i = 0; i < prog->n_stages; i++)
-        if (!(given && given[i].set) && out[i].tile[0] == 0 &&
-            pf_lower_tile_fill_ok(prog, prog->stages[i]))
-            tile_for_fill(prog->stages[i], FILL_X, FILL_Y, &out[i]);
+        if (!S[i].exec_given && S[i].exec.tile[0] == 0 && S[i].tile_fill_ok)
+            tile_for_fill(S[i].approx, FILL_X, FILL_Y, &S[i].exec);
 }

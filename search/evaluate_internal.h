@@ -24,8 +24,10 @@ typedef struct eval_set {
 struct pf_eval_worker {
     pf_eval_config cfg;
     int id;
-    pf_program *prog;
+    pf_program *prog;            /* loaded here; nothing writes it after checking */
     pf_param_values params;
+    pf_plan_target target;       /* this machine's, for every plan */
+    pf_plan *exact_plan;         /* the exact program with the default schedule */
     pf_variant *exact;
     eval_set sets[PF_SET_COUNT];
     int lock_fd;                 /* -1: no timing lock */
@@ -36,7 +38,6 @@ struct pf_eval_worker {
     char *hook_text;
 };
 
-double pf_now_ms(void);
 /* The compile options of the worker's variants (exact and candidates): its backend, and one
  * compile thread when the worker shares a node's timing lock (as every `perfora tune` worker
  * does): the workers already compile on every core, and a compile's second thread would slow

@@ -3,7 +3,10 @@ pf_test_module(dataset pf_dataset)
 pf_test_module(lang pf_lang)
 pf_test_module(apps pf_interp pf_lang pf_dataset SPLIT apps_median apps_artistic_blur)
 pf_test_module(reconstruct pf_reconstruct pf_dataset)
-pf_test_module(interp pf_interp pf_reconstruct pf_lang pf_dataset)
+pf_test_module(interp pf_interp pf_reconstruct pf_perforate pf_lang pf_dataset)
+# The interpreter against a fake stage runtime linked in place of the real one (a link seam:
+# tests/interp_seam/fake_stage_rt.c defines reconstruct/stage_rt.h's functions).
+pf_test_module(interp_seam pf_interp pf_perforate pf_lang)
 pf_test_module(codegen pf_codegen pf_perforate pf_dataset pf_lang
                SPLIT codegen_approx codegen_apps codegen_exec)
 # The thread pool's suite once more, built with ThreadSanitizer together with the pool's own

@@ -67,7 +67,7 @@ static int run_bound(const pf_program *prog, const pf_param_values *pv, const pf
     if (out) {
         pf_buffer ib = pf_image_buffer(in, 0), ob = pf_image_buffer(out, 0);
         double t0 = now_seconds();
-        rc = pf_interp_run(prog, pv, &b, &ib, &ob, err);
+        rc = pf_interp_run(prog, pv, NULL, &b, &ib, &ob, err);
         if (seconds)
             *seconds = now_seconds() - t0;
     }

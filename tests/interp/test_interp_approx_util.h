@@ -1,12 +1,13 @@
-/* Helpers for the tests of approximated programs in the interpreter, shared by tests/lang
- * (hand-made runtime tables) and tests/reconstruct (the real table): dense images, attaching
- * annotations by hand to a checked program (in its arena, as perforate/ will), and running a
- * program with pf_interp_run_approx. Header-only so that both test executables can use it. */
-#ifndef PF_TESTS_INTERP_TEST_INTERP_APPROX_UTIL_H
-#define PF_TESTS_INTERP_TEST_INTERP_APPROX_UTIL_H
+/* Helpers for the tests of approximated programs in the interpreter, shared by tests/interp
+ * (the real stage runtime) and tests/interp_seam (a fake one linked in its place): dense
+ * images, plans made by hand (an exact plan whose approximations a test sets, unvalidated, so
+ * the interpreter is checked on its own), and running a program with pf_interp_run.
+ * Header-only so that both test executables can use it. */
+#ifndef PF_TESTS_INTERP_APPROX_UTIL_H
+#define PF_TESTS_INTERP_APPROX_UTIL_H
 
-#include "perforate/approx.h"
 #include "interp/interp.h"
+#include "perforate/plan.h"
 #include "tests/harness/harness.h"
 
 #include <math.h>
@@ -78,7 +79,7 @@ static inline pf_program *ta_compile(const char *src)
     return p;
 }
 
-static inline pf_stage *ta_stage(pf_program *p, const char *name)
+static inline const pf_stage *ta_stage(const pf_program *p, const char *name)
 {
     for (int i = 0; i < p->n_stages; i++)
         if (strcmp(p->stages[i]->name, name) == 0)
@@ -87,18 +88,27 @@ static inline pf_stage *ta_stage(pf_program *p, const char *name)
     return NULL;
 }
 
-/* A zeroed annotation (sample all, no reconstruction) attached to the stage. */
-static inline pf_stage_approx *ta_approx(pf_program *p, const char *stage)
+/* The exact plan of p, for a test to approximate by hand. Free with pf_plan_free. */
+static inline pf_plan *ta_plan(const pf_program *p)
 {
-    pf_stage_approx *a = PF_NEW(&p->arena, pf_stage_approx);
-    ta_stage(p, stage)->approx = a;
+    pf_error err;
+    pf_plan *pl = pf_plan_new(p, NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    return pl;
+}
+
+/* A zeroed approximation (sample all, no reconstruction) of the stage, in the plan. */
+static inline pf_stage_approx *ta_approx(pf_plan *pl, const char *stage)
+{
+    pf_stage_approx *a = PF_NEW(&pl->arena, pf_stage_approx);
+    pl->stages[ta_stage(pl->prog, stage)->index].approx = a;
     return a;
 }
 
-static inline pf_stage_approx *ta_grid(pf_program *p, const char *stage, int s0, int s1, int s2,
+static inline pf_stage_approx *ta_grid(pf_plan *pl, const char *stage, int s0, int s1, int s2,
                                        pf_recon_kind recon)
 {
-    pf_stage_approx *a = ta_approx(p, stage);
+    pf_stage_approx *a = ta_approx(pl, stage);
     a->sample = PF_SAMPLE_GRID;
     a->spacing[0] = s0;
     a->spacing[1] = s1;
@@ -108,7 +118,7 @@ static inline pf_stage_approx *ta_grid(pf_program *p, const char *stage, int s0,
     return a;
 }
 
-static inline const pf_image_decl *ta_image_decl(pf_program *p, const char *name)
+static inline const pf_image_decl *ta_image_decl(const pf_program *p, const char *name)
 {
     const pf_image_decl *d = pf_program_find_image(p, name);
     CU_ASSERT_PTR_NOT_NULL_FATAL(d);
@@ -116,76 +126,35 @@ static inline const pf_image_decl *ta_image_decl(pf_program *p, const char *name
 }
 
 /* Loop perforation of a named `for` loop; returns its loop id. */
-static inline int ta_loop_perf(pf_program *p, const char *loop, pf_loop_perf_kind kind, int step,
+static inline int ta_loop_perf(pf_plan *pl, const char *loop, pf_loop_perf_kind kind, int step,
                                float frac)
 {
-    const pf_loop_info *li = pf_program_find_loop(p, loop);
+    const pf_loop_info *li = pf_program_find_loop(pl->prog, loop);
     CU_ASSERT_PTR_NOT_NULL_FATAL(li);
     CU_ASSERT_PTR_NOT_NULL_FATAL(li->stmt);
-    pf_loop_approx *la = PF_NEW(&p->arena, pf_loop_approx);
-    int id = (int)(li - p->loops);
+    pf_loop_approx *la = PF_NEW(&pl->arena, pf_loop_approx);
+    int id = (int)(li - pl->prog->loops);
     la->perf = (pf_loop_perf){ kind, step, frac, id };
-    li->stmt->approx = la;
+    pl->loops[id] = la;
     return id;
 }
 
-/* ---- marking on-demand reads (what perforate/ does for the rewritten reads) ---- */
-
-static inline void ta_mark_expr(pf_program *p, pf_expr *e, const pf_symbol *img,
-                                pf_read_approx *ra, int *n);
-
-static inline void ta_mark_stmt(pf_program *p, pf_stmt *s, const pf_symbol *img,
-                                pf_read_approx *ra, int *n)
+/* The writer's image stored on demand (its approximation must say on_demand): every read of
+ * it in a later stage reconstructs (pf_plan_read_writer). */
+static inline void ta_on_demand(pf_plan *pl, const char *writer)
 {
-    if (!s)
-        return;
-    for (int i = 0; i < s->n_body; i++)
-        ta_mark_stmt(p, s->body[i], img, ra, n);
-    pf_expr *es[] = { s->value, s->cond, s->lo, s->hi, s->step };
-    for (size_t i = 0; i < sizeof es / sizeof es[0]; i++)
-        ta_mark_expr(p, es[i], img, ra, n);
-    for (int i = 0; i < s->target.n_index; i++)
-        ta_mark_expr(p, s->target.index[i], img, ra, n);
-    ta_mark_stmt(p, s->then_s, img, ra, n);
-    ta_mark_stmt(p, s->else_s, img, ra, n);
-}
-
-static inline void ta_mark_expr(pf_program *p, pf_expr *e, const pf_symbol *img,
-                                pf_read_approx *ra, int *n)
-{
-    if (!e)
-        return;
-    if (e->kind == PF_E_IMAGE_READ && e->sym == img) {
-        e->approx = ra;
-        (*n)++;
-    }
-    ta_mark_expr(p, e->a, img, ra, n);
-    ta_mark_expr(p, e->b, img, ra, n);
-    ta_mark_expr(p, e->c, img, ra, n);
-    for (int i = 0; i < e->n_args; i++)
-        ta_mark_expr(p, e->args[i], img, ra, n);
-}
-
-/* Marks every read of the writer's image in the stages after the writer; returns how many. */
-static inline int ta_mark_on_demand_reads(pf_program *p, const char *writer)
-{
-    pf_stage *w = ta_stage(p, writer);
-    pf_read_approx *ra = PF_NEW(&p->arena, pf_read_approx);
-    ra->writer = w;
-    int marked = 0;
-    for (int i = w->index + 1; i < p->n_stages; i++)
-        ta_mark_stmt(p, p->stages[i]->body, w->image, ra, &marked);
-    return marked;
+    const pf_stage *w = ta_stage(pl->prog, writer);
+    pl->on_demand[w->image->image->index] = w;
 }
 
 /* ---- running ---- */
 
 /* Binds the inputs, allocates the outputs (filled with 99 first: the run must overwrite every
- * element) and runs prog with pf_interp_run_approx. outs[] gets prog->n_outputs images that the
- * caller frees (also after a failure). Returns 0 or -1 (err). */
-static inline int ta_run(const pf_program *p, ta_image *ins, ta_image *outs,
-                         const pf_approx_runtime *rt, pf_error *err)
+ * element) and runs the plan's program with pf_interp_run. outs[] gets prog->n_outputs images
+ * that the caller frees (also after a failure). Returns 0 or -1 (err). */
+static inline int ta_run(const pf_plan *pl, ta_image *ins, ta_image *outs, pf_error *err)
 {
+    const pf_program *p = pl->prog;
     pf_param_values pv;
     pf_params_init(&pv, p);
     int64_t ext[8][PF_MAX_DIMS];
@@ -206,7 +175,7 @@ static inline int ta_run(const pf_program *p, ta_image *ins, ta_image *outs,
                 outs[i].data[k] = 99.0f;
             ob[i] = ta_buffer(&outs[i]);
         }
-        rc = pf_interp_run_approx(p, &pv, &b, ib, ob, rt, err);
+        rc = pf_interp_run(p, &pv, pl, &b, ib, ob, err);
         pf_binding_free(&b);
     }
     pf_params_free(&pv);
@@ -214,31 +183,15 @@ static inline int ta_run(const pf_program *p, ta_image *ins, ta_image *outs,
 }
 
 /* Runs and expects success; one output. */
-static inline ta_image ta_run1(const pf_program *p, ta_image *in, const pf_approx_runtime *rt)
+static inline ta_image ta_run1(const pf_plan *pl, ta_image *in)
 {
     ta_image out = { 0, { 0, 0, 0, 0 }, NULL };
     pf_error err;
-    int rc = ta_run(p, in, &out, rt, &err);
+    int rc = ta_run(pl, in, &out, &err);
     if (rc)
         fprintf(stderr, "\n--- run failed: %s\n", err.msg);
     CU_ASSERT_EQUAL(rc, 0);
     return out;
-}
-
-/* Runs and expects a failure whose message contains `want`. */
-static inline void ta_run_fails(const pf_program *p, ta_image *in, const pf_approx_runtime *rt,
-                                const char *want)
-{
-    ta_image out[8];
-    memset(out, 0, sizeof out);
-    pf_error err;
-    err.msg[0] = '\0';
-    CU_ASSERT_EQUAL(ta_run(p, in, out, rt, &err), -1);
-    if (!strstr(err.msg, want))
-        fprintf(stderr, "\n--- wanted '%s' in: %s\n", want, err.msg);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
-    for (int i = 0; i < p->n_outputs && i < 8; i++)
-        ta_free(&out[i]);
 }
 
 #endif

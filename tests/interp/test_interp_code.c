@@ -29,7 +29,7 @@ static char *dump_of(const pf_program *p)
 {
     pf_icode ic;
     pf_error err;
-    CU_ASSERT_EQUAL_FATAL(pf_icode_build(&ic, p, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(pf_icode_build(&ic, p, NULL, &err), 0);
     pf_strbuf sb;
     pf_sb_init(&sb);
     pf_icode_dump(&ic, &sb);

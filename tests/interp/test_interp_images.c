@@ -1,7 +1,7 @@
 /* The interpreter on whole pipelines (docs/language.md Sections 4, 5, 8): boundary modes with
  * indices far outside, `over` ranges with steps, stage variable order and serial scatters,
  * multi-input/multi-output pipelines, 1-D and 4-D images, pipeline scalars, params, zeroing,
- * strided buffers, and the refusal of approximations. Expected values are computed by hand. */
+ * strided buffers, and plans beside the exact program. Expected values are computed by hand. */
 #include "tests/harness/harness.h"
 #include "tests/interp/test_interp_util.h"
 
@@ -366,7 +366,7 @@ static void test_strided_buffers_and_rerun(void)
     const int64_t ext[1][PF_MAX_DIMS] = { { W, H, 1, 1 } };
     CU_ASSERT_EQUAL_FATAL(pf_bind(p, &pv, ext, &b, &err), 0);
     for (int run = 0; run < 2; run++) {
-        CU_ASSERT_EQUAL_FATAL(pf_interp_run(p, &pv, &b, &ib, ob, &err), 0);
+        CU_ASSERT_EQUAL_FATAL(pf_interp_run(p, &pv, NULL, &b, &ib, ob, &err), 0);
         for (int y = 0; y < H; y++)
             for (int x = 0; x < S; x++) {
                 float want = x >= W ? -1.0f : x == 1 ? in[y * S + x] + 1.0f : 0.0f;
@@ -376,7 +376,7 @@ static void test_strided_buffers_and_rerun(void)
     }
     /* a buffer whose extents differ from the binding is refused, naming the image */
     ob[0].extent[0] = W + 1;
-    CU_ASSERT_EQUAL(pf_interp_run(p, &pv, &b, &ib, ob, &err), -1);
+    CU_ASSERT_EQUAL(pf_interp_run(p, &pv, NULL, &b, &ib, ob, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "out"));
     pf_binding_free(&b);
     pf_params_free(&pv);
@@ -392,53 +392,43 @@ static const char approx_src[] =
     "    }\n"
     "}\n";
 
-static int run_expect(const pf_program *p, int want_rc)
+/* Runs p on in = {1, 2} under plan (NULL: exactly); returns the status, *out its output. */
+static int run_plan(const pf_program *p, const pf_plan *plan, float out[2], pf_error *err)
 {
-    ti_image in = ti_vec(2, (const float[]){ 1, 2 });
-    ti_image out;
-    memset(&out, 0, sizeof out);
-    pf_error err;
-    err.msg[0] = '\0';
-    int rc = ti_run(p, NULL, 0, &in, &out, &err);
-    CU_ASSERT_EQUAL(rc, want_rc);
-    if (want_rc) {
-        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "does not run approximations yet"));
-    } else {
-        CU_ASSERT(out.data && out.data[0] == 2.0f && out.data[1] == 4.0f);
-    }
-    ti_free(&in);
-    ti_free(&out);
+    pf_param_values pv;
+    pf_params_init(&pv, p);
+    pf_binding b;
+    const int64_t ext[1][PF_MAX_DIMS] = { { 2, 1, 1, 1 } };
+    float in[2] = { 1, 2 };
+    CU_ASSERT_EQUAL_FATAL(pf_bind(p, &pv, ext, &b, err), 0);
+    pf_buffer ib = { in, 1, { 2, 1, 1, 1 }, { 1, 0, 0, 0 } };
+    pf_buffer ob = { out, 1, { 2, 1, 1, 1 }, { 1, 0, 0, 0 } };
+    int rc = pf_interp_run(p, &pv, plan, &b, &ib, &ob, err);
+    pf_binding_free(&b);
+    pf_params_free(&pv);
     return rc;
 }
 
-/* Approximation annotations belong to perforate/; until the interpreter runs them, any
- * annotation makes the run fail with a clear message instead of silently running exactly. */
-static void test_approximations_refused(void)
+/* Approximations come from a plan, never from the program: the same program runs exactly and
+ * perforated side by side, and a plan of another program is refused. */
+static void test_plan_runs_beside_exact(void)
 {
-    pf_program *p = ti_compile(approx_src);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    static char dummy[64];
-    run_expect(p, 0);
-    pf_stage *st = p->stages[0];
-    st->approx = (pf_stage_approx *)dummy;
-    run_expect(p, -1);
-    st->approx = NULL;
-    const pf_loop_info *li = pf_program_find_loop(p, "inner");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(li);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(li->stmt);
-    li->stmt->approx = (pf_loop_approx *)dummy;
-    run_expect(p, -1);
-    li->stmt->approx = NULL;
-    /* the read in[x] inside the loop body */
-    pf_stmt *body = li->stmt->then_s;
-    if (body->kind == PF_S_BLOCK)
-        body = body->body[0];
-    pf_expr *read = body->value;
-    CU_ASSERT_EQUAL_FATAL(read->kind, PF_E_IMAGE_READ);
-    read->approx = (pf_read_approx *)dummy;
-    run_expect(p, -1);
-    read->approx = NULL;
-    run_expect(p, 0);
+    pf_program *p = ti_compile(approx_src), *q = ti_compile(approx_src);
+    CU_ASSERT_FATAL(p && q);
+    pf_error err;
+    pf_plan *plan = pf_plan_parse(p, "inner step 2\n", NULL, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    float out[2];
+    CU_ASSERT_EQUAL(run_plan(p, NULL, out, &err), 0);
+    CU_ASSERT(out[0] == 2.0f && out[1] == 4.0f);
+    CU_ASSERT_EQUAL(run_plan(p, plan, out, &err), 0);
+    CU_ASSERT(out[0] == 1.0f && out[1] == 2.0f);  /* one iteration of two */
+    CU_ASSERT_EQUAL(run_plan(p, NULL, out, &err), 0);
+    CU_ASSERT(out[0] == 2.0f && out[1] == 4.0f);
+    CU_ASSERT_EQUAL(run_plan(q, plan, out, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "plan is of another program"));
+    pf_plan_free(plan);
+    pf_program_free(q);
     pf_program_free(p);
 }
 
@@ -447,4 +437,4 @@ PF_TEST_SUITE(interp_images,
               PF_TEST(test_partial_stage_vars), PF_TEST(test_serial_scatter_order),
               PF_TEST(test_multi_io), PF_TEST(test_1d_4d_images),
               PF_TEST(test_scalars_and_params), PF_TEST(test_median_filter),
-              PF_TEST(test_strided_buffers_and_rerun), PF_TEST(test_approximations_refused))
+              PF_TEST(test_strided_buffers_and_rerun), PF_TEST(test_plan_runs_beside_exact))

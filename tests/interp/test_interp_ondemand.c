@@ -1,52 +1,22 @@
 /* On-demand reconstruction in the interpreter (docs/perforation.md §4), against values computed
  * here from §4's formulas: the downsampled storage at J, the writer's own reads and compound
  * writes, boundary modes applied first, off-lattice reads giving 0, linear interpolation nested
- * with dimension 1 outermost, nearest's tie rule, channels from the reference image, and the
- * refusals. No runtime function is called for on-demand images (the table here fails every
- * call), except the store reconstruction of an output. */
+ * with dimension 1 outermost, nearest's tie rule, channels from the reference image, and an
+ * output reconstructed in store instead. Plans are made by hand (test_interp_approx_util.h). */
 #include "tests/interp/test_interp_approx_util.h"
 
 #include "base/strbuf.h"
 #include "interp/interp_internal.h"
 
-static int recon_calls;
-
-static int no_importance(const pf_buffer *r, const int64_t *lo, const int64_t *st, int32_t n1,
-                         int32_t n2, float f, float s, float *m, float *x)
+/* A grid stage stored on demand, as a plan resolves it: on an output it runs as store. */
+static pf_stage_approx *grid_od(pf_plan *pl, const char *stage, int s0, pf_recon_kind recon)
 {
-    (void)r, (void)lo, (void)st, (void)n1, (void)n2, (void)f, (void)s, (void)m, (void)x;
-    return -1;
+    pf_stage_approx *a = ta_grid(pl, stage, s0, 1, 1, recon);
+    a->on_demand = true;
+    if (ta_stage(pl->prog, stage)->image->image->role != PF_IMAGE_OUTPUT)
+        ta_on_demand(pl, stage);
+    return a;
 }
-
-static int no_coarse(int32_t n1, int32_t n2, int32_t k, float *m)
-{
-    (void)n1, (void)n2, (void)k, (void)m;
-    return -1;
-}
-
-static int no_refine(const pf_buffer *v, int32_t k, float f, float *m, float *x)
-{
-    (void)v, (void)k, (void)f, (void)m, (void)x;
-    return -1;
-}
-
-static int count_recon(const pf_buffer *v, const pf_recon_spec *s, const float *m,
-                       const float *x)
-{
-    (void)v, (void)s, (void)m, (void)x;
-    recon_calls++;
-    return 0;
-}
-
-static int no_copy(const pf_buffer *v, int32_t k, const int64_t *lo, const int64_t *st,
-                   const pf_buffer *r, int32_t c)
-{
-    (void)v, (void)k, (void)lo, (void)st, (void)r, (void)c;
-    return -1;
-}
-
-static const pf_approx_runtime od_rt = { no_importance, no_coarse, no_refine, count_recon,
-                                         no_copy };
 
 /* §4 step 3 for one dimension: (r == 0) ? a : (1 - w) * a + w * b, w = float(r) / float(s). */
 static float lerp4(float a, float b, int r, int s)
@@ -71,29 +41,25 @@ static const char src_1d[] =
 /* W = 11, grid 4: S = {A[0], A[4], A[8]} = {1, 17, 65}; q1 is clamped to 2. */
 static void test_linear_1d(void)
 {
-    for (int marked = 0; marked < 2; marked++) {
-        pf_program *p = ta_compile(src_1d);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-        ta_grid(p, "s1", 4, 1, 1, PF_RECON_LINEAR)->on_demand = true;
-        if (marked)
-            CU_ASSERT_EQUAL(ta_mark_on_demand_reads(p, "s1"), 1);
-        ta_image in = ta_new(1, 11, 1, 1);
-        recon_calls = 0;
-        ta_image out = ta_run1(p, &in, &od_rt);
-        const float S[3] = { 1.0f, 17.0f, 65.0f };
-        int ok = 1;
-        for (int x = 0; x < 11; x++) {
-            int q = x / 4, r = x % 4, q1 = q + 1 < 3 ? q + 1 : 2;
-            ok &= out.data[x] == lerp4(S[q], S[q1], r, 4);
-        }
-        CU_ASSERT(ok);
-        CU_ASSERT_EQUAL(out.data[5], 0.75f * 17.0f + 0.25f * 65.0f);
-        CU_ASSERT_EQUAL(out.data[10], 65.0f);
-        CU_ASSERT_EQUAL(recon_calls, 0);
-        ta_free(&out);
-        ta_free(&in);
-        pf_program_free(p);
+    pf_program *p = ta_compile(src_1d);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    pf_plan *pl = ta_plan(p);
+    grid_od(pl, "s1", 4, PF_RECON_LINEAR);
+    ta_image in = ta_new(1, 11, 1, 1);
+    ta_image out = ta_run1(pl, &in);
+    const float S[3] = { 1.0f, 17.0f, 65.0f };
+    int ok = 1;
+    for (int x = 0; x < 11; x++) {
+        int q = x / 4, r = x % 4, q1 = q + 1 < 3 ? q + 1 : 2;
+        ok &= out.data[x] == lerp4(S[q], S[q1], r, 4);
     }
+    CU_ASSERT(ok);
+    CU_ASSERT_EQUAL(out.data[5], 0.75f * 17.0f + 0.25f * 65.0f);
+    CU_ASSERT_EQUAL(out.data[10], 65.0f);
+    ta_free(&out);
+    ta_free(&in);
+    pf_plan_free(pl);
+    pf_program_free(p);
 }
 
 /* Nearest: q while 2r <= s (a tie goes to the lower sample), else q1. */
@@ -101,13 +67,15 @@ static void test_nearest_1d(void)
 {
     pf_program *p = ta_compile(src_1d);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s1", 4, 1, 1, PF_RECON_NEAREST)->on_demand = true;
+    pf_plan *pl = ta_plan(p);
+    grid_od(pl, "s1", 4, PF_RECON_NEAREST);
     ta_image in = ta_new(1, 11, 1, 1);
-    ta_image out = ta_run1(p, &in, &od_rt);
+    ta_image out = ta_run1(pl, &in);
     const float want[11] = { 1, 1, 1, 17, 17, 17, 17, 65, 65, 65, 65 };
     CU_ASSERT(memcmp(out.data, want, sizeof want) == 0);
     ta_free(&out);
     ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -126,11 +94,12 @@ static void test_lattice_and_boundary(void)
         "    for each (x) of o3 as s5 o3[x] = B[x - 3];\n"
         "}\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s1", 2, 1, 1, PF_RECON_LINEAR)->on_demand = true;
-    ta_grid(p, "s2", 3, 1, 1, PF_RECON_NEAREST)->on_demand = true;
+    pf_plan *pl = ta_plan(p);
+    grid_od(pl, "s1", 2, PF_RECON_LINEAR);
+    grid_od(pl, "s2", 3, PF_RECON_NEAREST);
     ta_image in = ta_new(1, 11, 1, 1), outs[3];
     pf_error err;
-    CU_ASSERT_EQUAL_FATAL(ta_run(p, &in, outs, &od_rt, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(ta_run(pl, &in, outs, &err), 0);
     /* S = {1, 5, 9}: x = 3 (j = 1) is halfway between 1 and 5, x = 7 between 5 and 9 */
     const float want[11] = { 0, 1, 0, 3, 0, 5, 0, 7, 0, 9, 0 };
     CU_ASSERT(memcmp(outs[0].data, want, sizeof want) == 0);
@@ -143,6 +112,7 @@ static void test_lattice_and_boundary(void)
     for (int i = 0; i < 3; i++)
         ta_free(&outs[i]);
     ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -162,13 +132,15 @@ static void test_linear_2d_nesting(void)
         "    for each (x, y) of out as s2 out[x, y] = A[x, y];\n"
         "}\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s1", 3, 2, 1, PF_RECON_LINEAR)->on_demand = true;
+    pf_plan *pl = ta_plan(p);
+    ta_grid(pl, "s1", 3, 2, 1, PF_RECON_LINEAR)->on_demand = true;
+    ta_on_demand(pl, "s1");
     enum { W = 11, H = 8, NX = 4, NY = 4 };
     ta_image in = ta_new(2, W, H, 1);
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             *ta_at(&in, x, y, 0) = a_value(x, y);
-    ta_image out = ta_run1(p, &in, &od_rt);
+    ta_image out = ta_run1(pl, &in);
     int ok = 1;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) {
@@ -182,6 +154,7 @@ static void test_linear_2d_nesting(void)
     CU_ASSERT(ok);
     ta_free(&out);
     ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -195,12 +168,12 @@ static void test_channels_from_reference(void)
         "    for each (x, y, c) of out as s2 out[x, y, c] = A[x + 1, y, c];\n"
         "}\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    pf_stage_approx *a = ta_grid(p, "s1", 2, 1, 1, PF_RECON_LINEAR);
-    a->on_demand = true;
+    pf_plan *pl = ta_plan(p);
+    pf_stage_approx *a = grid_od(pl, "s1", 2, PF_RECON_LINEAR);
     a->channels = 1;
     a->ref = ta_image_decl(p, "in");
     ta_image in = ta_pattern(3, 7, 3, 3);
-    ta_image out = ta_run1(p, &in, &od_rt);
+    ta_image out = ta_run1(pl, &in);
     int ok = 1;
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 7; x++) {
@@ -214,6 +187,7 @@ static void test_channels_from_reference(void)
     CU_ASSERT(ok);
     ta_free(&out);
     ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -225,15 +199,16 @@ static void test_output_runs_as_store(void)
         "    for each (x) of out as s out[x] = in[x] + 1.0;\n"
         "}\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s", 2, 1, 1, PF_RECON_LINEAR)->on_demand = true;
+    pf_plan *pl = ta_plan(p);
+    grid_od(pl, "s", 2, PF_RECON_LINEAR);
     ta_image in = ta_pattern(1, 9, 1, 1);
-    recon_calls = 0;
-    ta_image out = ta_run1(p, &in, &od_rt);
-    CU_ASSERT_EQUAL(recon_calls, 1);
+    ta_image out = ta_run1(pl, &in);
     CU_ASSERT_EQUAL(out.data[4], in.data[4] + 1.0f);
-    CU_ASSERT_EQUAL(out.data[3], 0.0f);  /* the fake reconstruction does nothing */
+    /* the skipped sample between two computed ones, reconstructed linearly */
+    PF_ASSERT_NEAR(out.data[3], 0.5f * (in.data[2] + in.data[4]) + 1.0f, 1e-6);
     ta_free(&out);
     ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -251,11 +226,12 @@ static void test_dump_shows_approximations(void)
         "    }\n"
         "}\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s1", 2, 1, 1, PF_RECON_LINEAR)->on_demand = true;
-    ta_loop_perf(p, "L", PF_PERF_STEP, 2, 0);
+    pf_plan *pl = ta_plan(p);
+    grid_od(pl, "s1", 2, PF_RECON_LINEAR);
+    ta_loop_perf(pl, "L", PF_PERF_STEP, 2, 0);
     pf_icode ic;
     pf_error err;
-    CU_ASSERT_EQUAL_FATAL(pf_icode_build_mode(&ic, p, PF_IAPPROX_RUN, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(pf_icode_build(&ic, p, pl, &err), 0);
     pf_strbuf sb;
     pf_sb_init(&sb);
     pf_icode_dump(&ic, &sb);
@@ -264,69 +240,18 @@ static void test_dump_shows_approximations(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(d, "PERF_SKIP"));
     free(d);
     pf_icode_free(&ic);
-    /* pf_icode_build (the exact interpreter's) refuses them */
-    CU_ASSERT_EQUAL(pf_icode_build(&ic, p, &err), -1);
-    pf_program_free(p);
-}
-
-/* ---- refusals ---- */
-
-static void refuse(const char *src, const char *stage, pf_sample_kind kind, const char *want)
-{
-    pf_program *p = ta_compile(src);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    pf_stage_approx *a = ta_grid(p, stage, 2, 1, 1, PF_RECON_LINEAR);
-    a->on_demand = true;
-    if (kind == PF_SAMPLE_IMPORTANCE) {
-        a->sample = kind;
-        a->frac = 0.5f;
-        a->sigma_imp = 0.1f;
-        a->ref = ta_image_decl(p, "in");
-        a->recon = PF_RECON_NEAREST;
-    }
-    ta_image in = ta_pattern(1, 8, 1, 1);
-    ta_run_fails(p, &in, &od_rt, want);
-    ta_free(&in);
-    pf_program_free(p);
-}
-
-static void test_refusals(void)
-{
-    refuse("pipeline p(image in[W]) -> (image out[W]) {\n"
-           "    image A[W];\n"
-           "    for each (x) of A as s1 A[x] = in[x];\n"
-           "    for each (x) of A as s2 A[x] += 1.0;\n"
-           "    for each (x) of out as s3 out[x] = A[x];\n"
-           "}\n",
-           "s1", PF_SAMPLE_GRID, "more than one stage writes");
-    refuse("pipeline p(image in[W]) -> (image out[W]) {\n"
-           "    image A[W];\n"
-           "    for each (x) of A as s1 A[x] = in[x];\n"
-           "    for each (x) of out as s3 out[x] = A[x];\n"
-           "}\n",
-           "s1", PF_SAMPLE_IMPORTANCE, "on-demand reconstruction needs grid sampling");
-    /* a read marked for a stage that does not store its image on demand */
-    pf_program *p = ta_compile("pipeline p(image in[W]) -> (image out[W]) {\n"
-                               "    image A[W];\n"
-                               "    for each (x) of A as s1 A[x] = in[x];\n"
-                               "    for each (x) of out as s2 out[x] = A[x];\n"
-                               "}\n");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s1", 2, 1, 1, PF_RECON_LINEAR);
-    ta_mark_on_demand_reads(p, "s1");
-    ta_image in = ta_pattern(1, 8, 1, 1);
-    ta_run_fails(p, &in, &od_rt, "not stored on demand");
-    /* the reference of a later stage's channels cannot be an on-demand image */
-    ta_stage(p, "s1")->approx->on_demand = true;
-    pf_stage_approx *a = ta_approx(p, "s2");
-    a->channels = 1;
-    a->ref = ta_image_decl(p, "A");
-    ta_run_fails(p, &in, &od_rt, "stored on demand");
-    ta_free(&in);
+    /* the exact program's code has none of them */
+    CU_ASSERT_EQUAL_FATAL(pf_icode_build(&ic, p, NULL, &err), 0);
+    pf_sb_init(&sb);
+    pf_icode_dump(&ic, &sb);
+    CU_ASSERT(!strstr(pf_sb_str(&sb), "READ_OD") && !strstr(pf_sb_str(&sb), "PERF_SKIP"));
+    pf_sb_free(&sb);
+    pf_icode_free(&ic);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
 PF_TEST_SUITE(interp_ondemand, PF_TEST(test_linear_1d), PF_TEST(test_nearest_1d),
               PF_TEST(test_lattice_and_boundary), PF_TEST(test_linear_2d_nesting),
               PF_TEST(test_channels_from_reference), PF_TEST(test_output_runs_as_store),
-              PF_TEST(test_dump_shows_approximations), PF_TEST(test_refusals))
+              PF_TEST(test_dump_shows_approximations))

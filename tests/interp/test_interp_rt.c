@@ -1,5 +1,5 @@
-/* The interpreter running approximated programs with the real stage runtime
- * (pf_srt_table()): every sampling x reconstruction combination docs/perforation.md allows, on
+/* The interpreter running approximated programs (plans made by hand) with the real stage
+ * runtime (reconstruct/stage_rt.h): every sampling x reconstruction combination docs/perforation.md allows, on
  * a synthetic pointwise stage and on apps/blur.pf. For the pointwise stage the expected image is
  * computed directly: the exact image, the sampling's mask from pf_srt_* on the same lattice,
  * the skipped samples zeroed, pf_srt_reconstruct, so the interpreter must match bit for bit.
@@ -78,10 +78,10 @@ static ta_image direct_expected(const pf_stage_approx *a, const ta_image *in, fl
     return e;
 }
 
-static pf_stage_approx *annotate(pf_program *p, pf_sample_kind sample, pf_recon_kind recon,
+static pf_stage_approx *annotate(pf_plan *pl, pf_sample_kind sample, pf_recon_kind recon,
                                  float sigma)
 {
-    pf_stage_approx *a = ta_approx(p, "s");
+    pf_stage_approx *a = ta_approx(pl, "s");
     a->sample = sample;
     a->recon = recon;
     a->sigma = sigma;
@@ -89,7 +89,7 @@ static pf_stage_approx *annotate(pf_program *p, pf_sample_kind sample, pf_recon_
     a->k = 4;
     a->frac = 0.3f;
     a->sigma_imp = 0.1f;
-    a->ref = ta_image_decl(p, "in");
+    a->ref = ta_image_decl(pl->prog, "in");
     return a;
 }
 
@@ -124,9 +124,10 @@ static void check_combination(pf_sample_kind sample, pf_recon_kind recon, float 
 {
     pf_program *p = ta_compile(point_src);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    pf_stage_approx *a = annotate(p, sample, recon, sigma);
+    pf_plan *pl = ta_plan(p);
+    pf_stage_approx *a = annotate(pl, sample, recon, sigma);
     ta_image in = ta_pattern(3, PW, PH, 3);
-    ta_image out = ta_run1(p, &in, pf_srt_table());
+    ta_image out = ta_run1(pl, &in);
     float *mask = calloc(PW * PH, sizeof *mask);
     ta_image want = direct_expected(a, &in, mask), exact = exact_of(&in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out.data);
@@ -145,6 +146,7 @@ static void check_combination(pf_sample_kind sample, pf_recon_kind recon, float 
     CU_ASSERT(report_error("point", sample, recon, mean_abs_diff(&out, &exact)) < 0.2);
     free(mask);
     ta_free(&want), ta_free(&exact), ta_free(&out), ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -168,17 +170,19 @@ static int count_samples(pf_sample_kind sample, int s0, int s1, float frac)
 {
     pf_program *p = ta_compile(point_src);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    pf_stage_approx *a = annotate(p, sample, PF_RECON_NONE, 0);
+    pf_plan *pl = ta_plan(p);
+    pf_stage_approx *a = annotate(pl, sample, PF_RECON_NONE, 0);
     a->spacing[0] = s0, a->spacing[1] = s1;
     a->frac = frac;
     ta_image in = ta_pattern(3, PW, PH, 3);
-    ta_image out = ta_run1(p, &in, pf_srt_table());
+    ta_image out = ta_run1(pl, &in);
     int n = 0;
     for (int64_t i = 0; out.data && i < PW * PH; i++)
         n += out.data[i] != 0.0f;
     for (int64_t i = PW * PH; out.data && i < ta_count(&out); i++)  /* every channel alike */
         CU_ASSERT_EQUAL(out.data[i] != 0.0f, out.data[i % (PW * PH)] != 0.0f);
     ta_free(&out), ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
     return n;
 }
@@ -206,9 +210,10 @@ static void test_one_variable_stage(void)
         "    for each (x) of out as s { for (y) of 0 .. H - 1 out[x, y] = in[x, y] + 1.0; }\n"
         "}\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s", 3, 1, 1, PF_RECON_GAUSSIAN)->sigma = 1.0f;
+    pf_plan *pl = ta_plan(p);
+    ta_grid(pl, "s", 3, 1, 1, PF_RECON_GAUSSIAN)->sigma = 1.0f;
     ta_image in = ta_pattern(2, 20, 4, 1);
-    ta_image out = ta_run1(p, &in, pf_srt_table());
+    ta_image out = ta_run1(pl, &in);
     uint8_t m8[20];
     pf_rt_grid_mask(20, 1, 0, 0, 3, 1, m8, NULL);
     int64_t sp[2] = { 3, 1 };
@@ -222,6 +227,7 @@ static void test_one_variable_stage(void)
     }
     CU_ASSERT(ok);
     ta_free(&out), ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -238,9 +244,10 @@ static void test_one_variable_stage_4d(void)
         "    for each (x, y) of out as t out[x, y] = F[x, y % 2, y % 3, y % 2];\n"
         "}\n");
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s", 4, 1, 1, PF_RECON_GAUSSIAN)->sigma = 0.7f;
+    pf_plan *pl = ta_plan(p);
+    ta_grid(pl, "s", 4, 1, 1, PF_RECON_GAUSSIAN)->sigma = 0.7f;
     ta_image in = ta_pattern(2, 18, 6, 1);
-    ta_image out = ta_run1(p, &in, pf_srt_table());
+    ta_image out = ta_run1(pl, &in);
     uint8_t m8[18];
     pf_rt_grid_mask(18, 1, 0, 0, 4, 1, m8, NULL);
     int64_t sp[2] = { 4, 1 };
@@ -257,6 +264,7 @@ static void test_one_variable_stage_4d(void)
     }
     CU_ASSERT(ok);
     ta_free(&out), ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -266,17 +274,19 @@ static void test_channels_copied_from_reference(void)
 {
     pf_program *p = ta_compile(point_src);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    pf_stage_approx *a = annotate(p, PF_SAMPLE_GRID, PF_RECON_LINEAR, 0);
+    pf_plan *pl = ta_plan(p);
+    pf_stage_approx *a = annotate(pl, PF_SAMPLE_GRID, PF_RECON_LINEAR, 0);
     ta_image in = ta_pattern(3, PW, PH, 3);
     float *mask = calloc(PW * PH, sizeof *mask);
     ta_image want = direct_expected(a, &in, mask);
     a->channels = 1;
-    ta_image out = ta_run1(p, &in, pf_srt_table());
+    ta_image out = ta_run1(pl, &in);
     CU_ASSERT_PTR_NOT_NULL_FATAL(out.data);
     CU_ASSERT(memcmp(out.data, want.data, sizeof(float) * PW * PH) == 0);
     CU_ASSERT(memcmp(out.data + PW * PH, in.data + PW * PH, sizeof(float) * PW * PH * 2) == 0);
     free(mask);
     ta_free(&want), ta_free(&out), ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
 }
 
@@ -294,12 +304,14 @@ static ta_image run_two_stage(pf_recon_kind recon, bool on_demand)
 {
     pf_program *p = ta_compile(two_stage_src);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    ta_grid(p, "s1", 3, 2, 1, recon)->on_demand = on_demand;
+    pf_plan *pl = ta_plan(p);
+    ta_grid(pl, "s1", 3, 2, 1, recon)->on_demand = on_demand;
     if (on_demand)
-        ta_mark_on_demand_reads(p, "s1");
+        ta_on_demand(pl, "s1");
     ta_image in = ta_pattern(3, PW, PH, 3);
-    ta_image out = ta_run1(p, &in, pf_srt_table());
+    ta_image out = ta_run1(pl, &in);
     ta_free(&in);
+    pf_plan_free(pl);
     pf_program_free(p);
     return out;
 }
@@ -337,29 +349,31 @@ static pf_program *load_blur(void)
     return p;
 }
 
-static ta_image run_blur(void (*annotate_fn)(pf_program *), const ta_image *in)
+static ta_image run_blur(void (*annotate_fn)(pf_plan *), const ta_image *in)
 {
     pf_program *p = load_blur();
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    pf_plan *pl = ta_plan(p);
     if (annotate_fn)
-        annotate_fn(p);
-    ta_image out = ta_run1(p, (ta_image *)in, pf_srt_table());
+        annotate_fn(pl);
+    ta_image out = ta_run1(pl, (ta_image *)in);
+    pf_plan_free(pl);
     pf_program_free(p);
     return out;
 }
 
 /* The paper's 5.6x variant: loop_temp grid 4 1 1 on-demand linear, loop_output grid 4 4 1. */
-static void paper_variant(pf_program *p)
+static void paper_variant(pf_plan *pl)
 {
-    ta_grid(p, "loop_temp", 4, 1, 1, PF_RECON_LINEAR)->on_demand = true;
-    ta_mark_on_demand_reads(p, "loop_temp");
-    ta_grid(p, "loop_output", 4, 4, 1, PF_RECON_LINEAR);
+    ta_grid(pl, "loop_temp", 4, 1, 1, PF_RECON_LINEAR)->on_demand = true;
+    ta_on_demand(pl, "loop_temp");
+    ta_grid(pl, "loop_output", 4, 4, 1, PF_RECON_LINEAR);
 }
 
-static void paper_variant_store(pf_program *p)
+static void paper_variant_store(pf_plan *pl)
 {
-    ta_grid(p, "loop_temp", 4, 1, 1, PF_RECON_LINEAR);
-    ta_grid(p, "loop_output", 4, 4, 1, PF_RECON_LINEAR);
+    ta_grid(pl, "loop_temp", 4, 1, 1, PF_RECON_LINEAR);
+    ta_grid(pl, "loop_output", 4, 4, 1, PF_RECON_LINEAR);
 }
 
 static void test_blur_paper_variant(void)
@@ -380,9 +394,9 @@ static void test_blur_paper_variant(void)
 static pf_sample_kind blur_sample;
 static pf_recon_kind blur_recon;
 
-static void blur_combination(pf_program *p)
+static void blur_combination(pf_plan *pl)
 {
-    pf_stage_approx *a = ta_approx(p, "loop_output");
+    pf_stage_approx *a = ta_approx(pl, "loop_output");
     a->sample = blur_sample;
     a->recon = blur_recon;
     a->sigma = 0.8f;
@@ -390,7 +404,7 @@ static void blur_combination(pf_program *p)
     a->k = 4;
     a->frac = 0.25f;
     a->sigma_imp = 0.1f;
-    a->ref = ta_image_decl(p, "in");
+    a->ref = ta_image_decl(pl->prog, "in");
 }
 
 static void check_blur_combination(const ta_image *in, const ta_image *exact,

@@ -107,7 +107,7 @@ int ti_run(const pf_program *prog, const char *const *params, int n_params, ti_i
         for (int i = 0; i < prog->n_inputs; i++)
             in_bufs[i] = ti_buffer(&ins[i]);
         ti_alloc_outputs(prog, &b, outs, out_bufs);
-        rc = pf_interp_run(prog, &pv, &b, in_bufs, out_bufs, err);
+        rc = pf_interp_run(prog, &pv, NULL, &b, in_bufs, out_bufs, err);
         free(in_bufs);
         free(out_bufs);
         pf_binding_free(&b);

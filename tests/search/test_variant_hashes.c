@@ -16,7 +16,7 @@
 #include "codegen/compile.h"
 #include "dataset/image.h"
 #include "dataset/sha256.h"
-#include "perforate/apply.h"
+#include "perforate/plan.h"
 #include "perforate/schedule.h"
 #include "search/genome.h"
 #include "search/rng.h"
@@ -52,22 +52,20 @@ typedef struct hrow {
 
 /* ---- the variant: the only part that knows how a variant is built ---- */
 
-static int hash_variant(pf_program *prog, const pf_param_values *pv, const char *text,
+static int hash_variant(const pf_program *prog, const pf_param_values *pv, const char *text,
                         pf_backend backend, const pf_image *in, char hex[65])
 {
     pf_error err;
-    pf_schedule s;
-    pf_schedule_clear(prog);
-    if (pf_schedule_parse(prog, text, "<hashes>", &s, &err) ||
-        pf_schedule_apply(prog, &s, &err)) {
+    pf_plan_target t = pf_host_plan_target();
+    pf_plan *plan = pf_plan_parse(prog, text, "<hashes>", &t, &err);
+    if (!plan) {
         fprintf(stderr, "\n%s: schedule refused: %s\n", prog->name, err.msg);
         return -1;
     }
     pf_compile_options o = { 0 };
     o.backend = backend;
-    o.schedule = &s;
     o.threads = 2;
-    pf_variant *v = pf_compile(prog, pv, &o, &err);
+    pf_variant *v = pf_variant_build(prog, pv, plan, &o, &err);
     int rc = -1;
     pf_image *out = pf_image_new(in->width, in->height, in->channels, &err);
     if (v && out) {
@@ -86,8 +84,7 @@ static int hash_variant(pf_program *prog, const pf_param_values *pv, const char 
     }
     pf_image_free(out);
     pf_variant_free(v);
-    pf_schedule_free(&s);
-    pf_schedule_clear(prog);
+    pf_plan_free(plan);
     return rc;
 }
 
