@@ -34,6 +34,9 @@ int pf_check_program(pf_program *prog, pf_error *err);
  * Implicit casts are omitted. */
 void pf_print_program(const pf_program *prog, pf_strbuf *out);
 void pf_print_expr(const pf_expr *e, pf_strbuf *out);
+/* A summary of a checked program: its inputs and outputs with their extents, every stage (of
+ * which image, over which variables, serial or not) and named loop (`perfora check`). */
+void pf_describe_program(const pf_program *prog, pf_strbuf *out);
 
 /* Structural equality of two parsed programs (used by the round-trip tests). */
 bool pf_program_equal(const pf_program *a, const pf_program *b);
