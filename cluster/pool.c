@@ -5,6 +5,7 @@
 #include "cluster/pool_proto.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -15,7 +16,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct job {
@@ -45,13 +45,6 @@ typedef struct pool {
     char description[1024];
 } pool;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* ---- spawning ---- */
 
 static int spawn(pool *p, int i, pf_error *err)
@@ -78,7 +71,7 @@ static int spawn(pool *p, int i, pf_error *err)
     memset(w, 0, sizeof *w);
     w->pid = pid;
     w->fd = sv[0];
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     p->spawned++;
     return 0;
 }
@@ -137,7 +130,7 @@ static int handle_death(pool *p, int i, pf_error *err)
         r.set = w->job.set;
         r.worker = i;
         r.schedule = w->job.schedule;  /* moved */
-        r.wall_ms = now_ms() - w->last_heard;
+        r.wall_ms = pf_now_ms() - w->last_heard;
         pf_record_set_invalid(&r, "%s", why);
         push_done(p, &r);
     }
@@ -166,7 +159,7 @@ static int on_message(pool *p, int i, pf_error *err)
     size_t len;
     if (pf_pool_recv(w->fd, &type, &msg, &len) != 0)
         return handle_death(p, i, err);
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     int rc = 0;
     if (type == 'R')
         w->ready = true;
@@ -192,7 +185,7 @@ static int dispatch(pool *p, int i, pf_error *err)
     const char *s = json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN);
     w->busy = true;
     w->job = j;
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     int rc = pf_pool_send(w->fd, 'Q', s, strlen(s));
     json_object_put(q);
     if (rc != 0)  /* it died between two candidates: that one is its candidate now */
@@ -221,7 +214,7 @@ static bool anything_pending(const pool *p)
 /* Kills busy workers (and starting ones) that have been silent past the watchdog. */
 static int watchdog(pool *p, pf_error *err)
 {
-    double now = now_ms();
+    double now = pf_now_ms();
     for (int i = 0; i < p->jobs; i++) {
         worker *w = &p->w[i];
         if ((w->busy || !w->ready) && now - w->last_heard > p->watchdog_ms) {
