@@ -1,9 +1,9 @@
 /* Vector math for the explicit vectorizer: exp inline (llvm_vexp.c), and log, pow, sin and cos
  * on 8 lanes through glibc's libmvec (_ZGVdN8v_logf ...: AVX2; glibc documents at most 4 ulp
  * of error), instead of LLVM's default of one scalar libm call per lane (the compile option
- * no_vector_math keeps that for all five; see docs/bench.md). libmvec is used when the host has AVX2 and it
- * loads; otherwise em_vector_math returns NULL and the caller scalarizes. The JIT resolves the
- * symbols from the process (libmvec is loaded RTLD_GLOBAL). */
+ * no_vector_math keeps that for all five; see docs/bench.md). libmvec is used when the host has
+ * AVX2 and it loads; otherwise em_vector_math returns NULL and the caller scalarizes. The JIT
+ * resolves the symbols from the process (libmvec is loaded RTLD_GLOBAL). */
 #include "codegen/llvm_internal.h"
 
 #include <dlfcn.h>

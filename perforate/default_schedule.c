@@ -237,7 +237,7 @@ static bool math_in_loop_stmt(const pf_stmt *s, int loops, int calls)
  * stage whose pixel runs a window of transcendental math (the bilateral filter: an exp per
  * tap). Such a tap is a chain of ~40 vector instructions, bound by instruction throughput,
  * and 16-lane AVX-512 code does a tap of 16 pixels in about the time 8-lane code takes for 8
- * (docs/bench.md, 2026-11-26). Elsewhere 16 lanes gained nothing measurable (blur, unsharp,
+ * (docs/bench-history.md, 2026-11-26). Elsewhere 16 lanes gained nothing measurable (blur, unsharp,
  * demosaic and the bilateral grid are bound by memory) or doubled the code (the median's
  * selection network: compile 89 -> 145 ms for 1.15x). */
 static int default_width(const pf_stage *st, int wide_lanes)
