@@ -21,130 +21,59 @@
 #include "perforate/default_schedule.h"
 
 #include "lang/lang.h"
-#include "lang/walk.h"
 #include "perforate/exec.h"
+#include "perforate/read_window.h"
 
-enum { MAX_HALO = 16, TILE_X = 128, TILE_Y = 64, MAX_SCOPES = 32, MAX_CONST = 65536,
-       FILL_X = 512, FILL_Y = 64, FUSED_FILL_X = 2048, FUSED_FILL_Y = 128, MAX_TILE = 1024 };
-
-/* Variables in scope at a read: reduction and `for` variables, with their constant ranges
- * (ok false: not constant). */
-typedef struct scopes {
-    int n, n_over;  /* entries; variables beyond MAX_SCOPES (unbounded) */
-    const pf_symbol *sym[MAX_SCOPES];
-    bool ok[MAX_SCOPES];
-    int lo[MAX_SCOPES], hi[MAX_SCOPES];
-} scopes;
-
-/* An integer known before the program runs (the language's constant expressions), small
- * enough that stencil offsets built from it cannot overflow. */
-static bool const_int(const pf_expr *e, int *v)
-{
-    pf_value x;
-    if (e->type != PF_T_INT || pf_eval_const_expr(e, NULL, NULL, &x) != 0 ||
-        x.i < -MAX_CONST || x.i > MAX_CONST)
-        return false;
-    *v = x.i;
-    return true;
-}
-
-/* [lo, hi] of an offset made of constants and scoped variables (sums and differences). */
-static bool offset_range(const scopes *S, const pf_expr *e, int *lo, int *hi)
-{
-    if (const_int(e, lo)) {
-        *hi = *lo;
-        return true;
-    }
-    if (e->kind == PF_E_NAME) {
-        for (int i = S->n - 1; i >= 0; i--)
-            if (S->sym[i] == e->sym) {
-                *lo = S->lo[i];
-                *hi = S->hi[i];
-                return S->ok[i];
-            }
-        return false;
-    }
-    int alo, ahi, blo, bhi;
-    if (e->kind == PF_E_UNARY && e->op == PF_OP_NEG && offset_range(S, e->a, &alo, &ahi)) {
-        *lo = -ahi;
-        *hi = -alo;
-        return true;
-    }
-    if (e->kind != PF_E_BINARY || (e->op != PF_OP_ADD && e->op != PF_OP_SUB) ||
-        !offset_range(S, e->a, &alo, &ahi) || !offset_range(S, e->b, &blo, &bhi))
-        return false;
-    *lo = e->op == PF_OP_ADD ? alo + blo : alo - bhi;
-    *hi = e->op == PF_OP_ADD ? ahi + bhi : ahi - blo;
-    return true;
-}
+enum { MAX_HALO = 16, TILE_X = 128, TILE_Y = 64, FILL_X = 512, FILL_Y = 64, FUSED_FILL_X = 2048,
+       FUSED_FILL_Y = 128, MAX_TILE = 1024 };
 
 static bool is_var(const pf_expr *e, const pf_symbol *v)
 {
     return e->kind == PF_E_NAME && e->sym == v;
 }
 
-/* Index d of a read is the consumer's variable d, plus or minus a small offset. */
-static bool near_own(const scopes *S, const pf_expr *e, const pf_symbol *v)
+/* Index e of a read is v itself, or v plus or minus an offset (on the left of a sum too) whose
+ * window is constant and within MAX_HALO. */
+static bool near_own(const pf_window_scope *S, const pf_expr *e, const pf_symbol *v)
 {
     if (is_var(e, v))
         return true;
-    int lo, hi;
     if (e->kind != PF_E_BINARY || (e->op != PF_OP_ADD && e->op != PF_OP_SUB))
         return false;
     const pf_expr *off = is_var(e->a, v) ? e->b : e->op == PF_OP_ADD && is_var(e->b, v) ? e->a
                                                                                          : NULL;
-    return off && offset_range(S, off, &lo, &hi) && lo >= -MAX_HALO && hi <= MAX_HALO;
+    pf_window w = off ? pf_window_of(S, off) : (pf_window){ false, 0, 0, 0 };
+    return w.ok && w.coef == 0 && w.lo >= -MAX_HALO && w.hi <= MAX_HALO;
 }
 
 typedef struct stencil {
     const pf_stage *consumer;
-    const pf_image_decl *img;
-    scopes S;
+    int d;      /* the dimension checked */
     int reads;
     bool ok;
 } stencil;
 
-static void enter_var(void *ctx, const pf_symbol *sym, const pf_expr *lo, const pf_expr *hi)
-{
-    scopes *S = &((stencil *)ctx)->S;
-    if (S->n == MAX_SCOPES) {
-        S->n_over++;
-        return;
-    }
-    S->sym[S->n] = sym;  /* an unknown range: reads through the variable fail below */
-    S->ok[S->n] = const_int(lo, &S->lo[S->n]) && const_int(hi, &S->hi[S->n]);
-    S->n++;
-}
-
-static void leave_var(void *ctx)
-{
-    scopes *S = &((stencil *)ctx)->S;
-    if (S->n_over > 0)
-        S->n_over--;
-    else
-        S->n--;
-}
-
-static void visit_read(void *ctx, const pf_expr *e)
+/* Reads along x and y (d < 2): near the consumer's own index; further dimensions (outside the
+ * tile: channels, grid slices, where nothing is recomputed): exactly its own index. */
+static void check_read(void *ctx, const pf_expr *read, const pf_window_scope *scope)
 {
     stencil *T = ctx;
-    if (e->sym->image != T->img)
-        return;
+    const pf_expr *e = read->args[T->d];
+    const pf_symbol *v = T->consumer->vars[T->d];
     T->reads++;
-    for (int d = 0; d < 2; d++)
-        T->ok = T->ok && near_own(&T->S, e->args[d], T->consumer->vars[d]);
-    /* outside the tile (channels, grid slices) nothing is recomputed: the same index */
-    for (int d = 2; d < T->img->ndims && d < T->consumer->n_vars; d++)
-        T->ok = T->ok && is_var(e->args[d], T->consumer->vars[d]);
+    T->ok = T->ok && (T->d < 2 ? near_own(scope, e, v) : is_var(e, v));
 }
 
 /* Whether the consumer reads img only through a small stencil around its own x and y. */
 static bool stencil_reads(const pf_stage *consumer, const pf_image_decl *img)
 {
-    stencil T = { consumer, img, { 0 }, 0, true };
-    pf_read_visitor v = { &T, enter_var, leave_var, visit_read };
-    pf_visit_reads_stmt(consumer->body, &v);
-    return T.ok && T.reads > 0;
+    for (int d = 0; d < img->ndims && d < consumer->n_vars; d++) {
+        stencil T = { consumer, d, 0, true };
+        pf_read_windows(consumer, img, consumer->vars[d], check_read, &T);
+        if (!T.ok || T.reads == 0)
+            return false;
+    }
+    return true;
 }
 
 static bool plain_stage(const pf_stage *st)
