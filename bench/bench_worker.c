@@ -2,7 +2,8 @@
  * or MPI worker does for a whole search: its resident memory after the first 100 candidates and
  * at the end (a worker must stay flat: growth <= 10% after the first 100), and candidates per
  * second. Candidates are random genomes of the search's own generator (fixed seed); each is
- * parsed, planned, compiled, run on one photo, timed with one sample and measured.
+ * parsed, planned, compiled (on one thread, under a timing lock, as `perfora tune` workers
+ * compile), run on one photo, timed with one sample and measured.
  * Usage: bench_worker [--candidates N] [--app NAME] [--resolution WxH] [--seed S]
  * Exit status 1 when the growth after the first 100 candidates is above 10%. */
 #include "base/clock.h"
@@ -126,6 +127,12 @@ int main(int argc, char **argv)
     c.samples = 1;
     c.min_sample_ms = 1e-6;  /* one call per sample: the same work in every run */
     c.extra_metrics = false;
+    /* a timing lock, as every `perfora tune` worker has: its compiles run on one thread */
+    char lock[] = "/tmp/bench_worker-lock-XXXXXX";
+    int fd = mkstemp(lock);
+    if (fd >= 0)
+        close(fd);
+    c.lock_path = fd >= 0 ? strdup(lock) : NULL;
     pf_error err;
     pf_eval_worker *w = pf_eval_worker_new(&c, 0, &err);
     pf_program *prog = w ? pf_load_program(path, &err) : NULL;
@@ -139,5 +146,7 @@ int main(int argc, char **argv)
     pf_program_free(prog);
     pf_eval_worker_free(w);
     pf_eval_config_free(&c);
+    if (fd >= 0)
+        unlink(lock);
     return rc;
 }
