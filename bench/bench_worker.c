@@ -12,6 +12,7 @@
 #include "search/evaluate.h"
 #include "search/genome.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +90,11 @@ static int run(const args *a, pf_eval_worker *w, const pf_program *prog)
         rss_max = m > rss_max ? m : rss_max;
         if (i == 100)
             rss100 = m;
-        if (i == 1 || i == 100 || i % 500 == 0 || i == a->candidates) {
-            printf("  after %5d candidates: resident %.1f MiB (highest so far %.1f), %.2f "
-                   "candidates/s\n", i, m, rss_max, i / ((pf_now_ms() / 1e3) - t0));
+        if (i == 1 || i % 100 == 0 || i == a->candidates) {
+            struct mallinfo2 mi = mallinfo2();
+            printf("  after %5d candidates: resident %.1f MiB (highest so far %.1f; malloc: %.1f "
+                   "MiB in use, %.1f free), %.2f candidates/s\n", i, m, rss_max,
+                   (double)mi.uordblks / 1048576.0, (double)mi.fordblks / 1048576.0, i / ((pf_now_ms() / 1e3) - t0));
             fflush(stdout);
         }
     }
