@@ -10,7 +10,8 @@
  * 1,300 variants, 15 minutes or more) runs when PF_HASHES_FULL=1 is set, by hand:
  *     PF_HASHES_FULL=1 build/tests/test_search search_hashes
  * PF_HASHES_WRITE=1 rewrites the file from the code at hand (only when outputs are meant to
- * change, saying why in the commit). */
+ * change, saying why in the commit); PF_HASHES_WRITE=errors computes only the outputs recorded
+ * as "error" (a variant that failed to build or run) and keeps every other hash. */
 #include "base/fileio.h"
 #include "base/strbuf.h"
 #include "codegen/compile.h"
@@ -281,8 +282,18 @@ static bool selected(const hrow *r, int backend)
     return !genome || atoi(r->label + 7) < PF_HASHES_CI_GENOMES;
 }
 
-/* Computes the hashes of rows[from .. to) that `want` selects, one program per app. */
-static void compute(hrow *rows, int n, bool all, const pf_image *in, int *checked)
+/* What compute() does with the rows: check the selected ones, or fill in every hash or only
+ * those recorded as "error". */
+typedef enum mode { CHECK, WRITE_ALL, WRITE_ERRORS } mode;
+
+static bool wanted(const hrow *r, int b, mode m)
+{
+    return m == WRITE_ALL || (m == WRITE_ERRORS ? strcmp(r->hash[b], "error") == 0
+                                                : selected(r, b));
+}
+
+/* Computes the hashes the mode wants, one program per app. */
+static void compute(hrow *rows, int n, mode m, const pf_image *in, int *checked)
 {
     for (int i = 0; i < n;) {
         int j = i;
@@ -294,11 +305,11 @@ static void compute(hrow *rows, int n, bool all, const pf_image *in, int *checke
         pf_params_init(&pv, prog);
         for (int k = i; k < j; k++)
             for (int b = 0; b < 3; b++) {
-                if (!all && !selected(&rows[k], b))
+                if (!wanted(&rows[k], b, m))
                     continue;
                 char hex[65] = "error";
                 hash_variant(prog, &pv, rows[k].text, backends[b], in, hex);
-                if (all) {
+                if (m != CHECK) {
                     snprintf(rows[k].hash[b], 65, "%s", hex);
                     continue;
                 }
@@ -341,9 +352,16 @@ static void test_outputs_unchanged(void)
     hrow *rows = pf_xcalloc(MAX_ROWS, sizeof *rows);
     pf_image *in = input_image();
     const char *w = getenv("PF_HASHES_WRITE");
-    if (w && *w && strcmp(w, "0") != 0) {
+    if (w && strcmp(w, "errors") == 0) {
+        int n = read_rows(rows);
+        CU_ASSERT_FATAL(n > 0);
+        compute(rows, n, WRITE_ERRORS, in, NULL);
+        write_rows(rows, n);
+        printf("\n  recomputed the failed outputs of %s\n", HASH_FILE);
+        free_rows(rows, n);
+    } else if (w && *w && strcmp(w, "0") != 0) {
         int n = generate_rows(rows);
-        compute(rows, n, true, in, NULL);
+        compute(rows, n, WRITE_ALL, in, NULL);
         write_rows(rows, n);
         printf("\n  wrote %d rows to %s\n", n, HASH_FILE);
     } else {
@@ -358,7 +376,7 @@ static void test_outputs_unchanged(void)
         free_rows(now, m);
         free(now);
         int checked = 0;
-        compute(rows, n, false, in, &checked);
+        compute(rows, n, CHECK, in, &checked);
         printf("\n  %d outputs identical to %s (%s set%s)\n", checked, HASH_FILE,
                full_run() ? "full" : "CI",
                full_run() ? "" : "; PF_HASHES_FULL=1 checks all of them");
