@@ -201,16 +201,16 @@ static volatile int sink;
 
 static double time_ref(const input *p)
 {
-    double t0 = (pf_now_ms() / 1e3);
+    double t0 = pf_now_ms();
     sink += strcmp(p->format, "png") == 0 ? ref_decode_png(p->data, p->len)
                                           : ref_decode_jpeg(p->data, p->len);
-    return (pf_now_ms() / 1e3) - t0;
+    return (pf_now_ms() - t0) / 1e3;
 }
 
 static double time_pf(const input *p)
 {
     pf_error err;
-    double t0 = (pf_now_ms() / 1e3);
+    double t0 = pf_now_ms();
     pf_image *img = strcmp(p->format, "png") == 0
                         ? pf_image_decode_png(p->data, p->len, p->name, &err)
                         : pf_image_decode_jpeg(p->data, p->len, p->name, &err);
@@ -220,7 +220,7 @@ static double time_pf(const input *p)
     }
     sink += (int)img->data[0];
     pf_image_free(img);
-    return (pf_now_ms() / 1e3) - t0;
+    return (pf_now_ms() - t0) / 1e3;
 }
 
 int main(int argc, char **argv)

@@ -79,7 +79,8 @@ typedef struct phase_row {
 
 static void print_phase_table(const phase_row *rows, int n)
 {
-    printf("\n## Where compile time goes: median CPU ms per phase of pf_variant_build (the default;\n"
+    printf("\n## Where compile time goes: median CPU ms per phase of pf_variant_build (the "
+           "default;\n"
            "## LLVM phases summed over the compile threads)\n");
     printf("%-17s", "app");
     for (int k = 0; k < N_PHASES; k++)

@@ -42,9 +42,9 @@ static double time_kernel(bench_ctx *c, kernel_fn fn)
     size_t bytes = c->img->plane * (size_t)c->img->channels * sizeof(float);
     for (int r = 0; r < c->reps; r++) {
         memcpy(c->work->data, c->img->data, bytes);
-        double t0 = (pf_now_ms() / 1e3);
+        double t0 = pf_now_ms();
         fn(c);
-        t[r] = (pf_now_ms() / 1e3) - t0;
+        t[r] = (pf_now_ms() - t0) / 1e3;
     }
     qsort(t, (size_t)c->reps, sizeof t[0], cmp_double);
     return t[0];

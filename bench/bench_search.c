@@ -132,9 +132,9 @@ static int search(const bench_args *a)
     pf_tune *t = pf_tune_create(run, &cfg, &err);
     pf_pool_options opt = { a->jobs, 0 };
     pf_evaluator *ev = t ? pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err) : NULL;
-    double t0 = (pf_now_ms() / 1e3);
+    double t0 = pf_now_ms();
     int rc = ev ? pf_tune_run(t, ev, NULL, &err) : -1;
-    double seconds = (pf_now_ms() / 1e3) - t0;
+    double seconds = (pf_now_ms() - t0) / 1e3;
     if (rc != 0)
         fprintf(stderr, "bench_search: %s\n", err.msg);
     pf_evaluator_destroy(ev);
@@ -170,7 +170,7 @@ static void ga_cost(void)
     pf_ga_params gp = pf_ga_params_default();
     pf_ga ga;
     pf_ga_init(&ga, p, &gp);
-    double t0 = (pf_now_ms() / 1e3);
+    double t0 = pf_now_ms();
     int gens = 50;
     for (int g = 0; g < gens; g++) {
         pf_ga_propose(&ga);
@@ -179,7 +179,7 @@ static void ga_cost(void)
                 pf_ga_measured(&ga, i, (double)(i % 17) / 17, (double)(i % 13));
         pf_ga_commit(&ga);
     }
-    double s = (pf_now_ms() / 1e3) - t0;
+    double s = (pf_now_ms() - t0) / 1e3;
     printf("ga: %d generations of %d (demosaic, 13 loops) in %.3f s: %.2f ms per generation, "
            "negligible next to one evaluation\n", gens, gp.population, s, 1000 * s / gens);
     pf_ga_free(&ga);

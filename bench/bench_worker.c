@@ -77,7 +77,7 @@ static int run(const args *a, pf_eval_worker *w, const pf_program *prog)
     pf_genome_ctx_init(&gc, prog, &gp);
     pf_rng r;
     pf_rng_seed(&r, a->seed);
-    double t0 = (pf_now_ms() / 1e3), rss100 = -1, rss_max = 0;
+    double t0 = pf_now_ms(), rss100 = -1, rss_max = 0;
     long invalid = 0;
     for (int i = 1; i <= a->candidates; i++) {
         char *text = next_text(&gc, &r);
@@ -94,14 +94,16 @@ static int run(const args *a, pf_eval_worker *w, const pf_program *prog)
             struct mallinfo2 mi = mallinfo2();
             printf("  after %5d candidates: resident %.1f MiB (highest so far %.1f; malloc: %.1f "
                    "MiB in use, %.1f free), %.2f candidates/s\n", i, m, rss_max,
-                   (double)mi.uordblks / 1048576.0, (double)mi.fordblks / 1048576.0, i / ((pf_now_ms() / 1e3) - t0));
+                   (double)mi.uordblks / 1048576.0, (double)mi.fordblks / 1048576.0,
+                   1e3 * i / (pf_now_ms() - t0));
             fflush(stdout);
         }
     }
     pf_genome_ctx_free(&gc);
     double end = rss_mib();
+    double s = (pf_now_ms() - t0) / 1e3;
     printf("bench_worker: %d candidates (%ld invalid) in %.1f s: %.2f candidates/s\n",
-           a->candidates, invalid, (pf_now_ms() / 1e3) - t0, a->candidates / ((pf_now_ms() / 1e3) - t0));
+           a->candidates, invalid, s, a->candidates / s);
     if (rss100 <= 0)
         return 0;
     double growth = 100.0 * (end - rss100) / rss100;

@@ -142,10 +142,12 @@ void pf_manifest_add(pf_manifest *m, const pf_manifest_entry *e)
 static int check_header(pf_tsv *p, char **f, int n)
 {
     if (n != COL_COUNT)
-        return pf_tsv_fail(p, "header has %d columns; expected the %d of docs/dataset.md", n, COL_COUNT);
+        return pf_tsv_fail(p, "header has %d columns; expected the %d of docs/dataset.md", n,
+                           COL_COUNT);
     for (int i = 0; i < COL_COUNT; i++)
         if (strcmp(f[i], column_names[i]) != 0)
-            return pf_tsv_fail(p, "header column '%s' where '%s' was expected", f[i], column_names[i]);
+            return pf_tsv_fail(p, "header column '%s' where '%s' was expected", f[i],
+                               column_names[i]);
     return 0;
 }
 

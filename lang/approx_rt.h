@@ -1,6 +1,7 @@
 /* The part of the approximation vocabulary that the runtime of generated code needs too:
- * sampling and reconstruction kinds, and a reconstruction's parameters. Plain C with no dependence on the AST, because reconstruct/stage_rt.c is
- * shipped inside exported C libraries. See perforate/approx.h and docs/perforation.md. */
+ * sampling and reconstruction kinds, and a reconstruction's parameters. Plain C with no
+ * dependence on the AST, because reconstruct/stage_rt.c is shipped inside exported C libraries.
+ * See perforate/approx.h and docs/perforation.md. */
 #ifndef PF_LANG_APPROX_RT_H
 #define PF_LANG_APPROX_RT_H
 

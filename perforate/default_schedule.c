@@ -9,9 +9,10 @@
  * consumer reads it through a small stencil (every read at the consumer's own x and
  * y plus a constant offset, or a reduction or loop variable with constant bounds, of at most
  * MAX_HALO, and at exactly the consumer's own index along further dimensions) is computed per
- * TILE_X x TILE_Y tile of that consumer, in a scratch window that stays in cache (codegen/lower_at.c),
- * instead of going through memory as a full-size image. Chains fuse too (unsharp mask: the
- * horizontal blur per tile of the vertical one, that per tile of the combination). The price
+ * TILE_X x TILE_Y tile of that consumer, in a scratch window that stays in cache
+ * (codegen/lower_at.c), instead of going through memory as a full-size image. Chains fuse too
+ * (unsharp mask: the horizontal blur per tile of the vertical one, that per tile of the
+ * combination). The price
  * is the recomputed halo: 16 rows per 64 for the 17-tap blur. And a stage sampled on a grid
  * whose skipped pixels are filled after it (store mode) is tiled, so that each tile fills its
  * own pixels while its samples are in cache.

@@ -1,8 +1,9 @@
 /* The interpreter running approximated programs (plans made by hand) with the real stage
- * runtime (reconstruct/stage_rt.h): every sampling x reconstruction combination docs/perforation.md allows, on
- * a synthetic pointwise stage and on apps/blur.pf. For the pointwise stage the expected image is
- * computed directly: the exact image, the sampling's mask from pf_srt_* on the same lattice,
- * the skipped samples zeroed, pf_srt_reconstruct, so the interpreter must match bit for bit.
+ * runtime (reconstruct/stage_rt.h): every sampling x reconstruction combination
+ * docs/perforation.md allows, on a synthetic pointwise stage and on apps/blur.pf. For the
+ * pointwise stage the expected image is computed directly: the exact image, the sampling's
+ * mask from pf_srt_* on the same lattice, the skipped samples zeroed, pf_srt_reconstruct, so
+ * the interpreter must match bit for bit.
  * Also: sample counts, computed samples keeping their exact values, one-variable stages (the
  * unit-dimension view), channel copies, and store versus on-demand reconstruction. */
 #include "reconstruct/runtime.h"
