@@ -4,7 +4,8 @@
  * second. Candidates are random genomes of the search's own generator (fixed seed); each is
  * parsed, planned, compiled (on one thread, under a timing lock, as `perfora tune` workers
  * compile), run on one photo, timed with one sample and measured.
- * Usage: bench_worker [--candidates N] [--app NAME] [--resolution WxH] [--seed S]
+ * Usage: bench_worker [--candidates N] [--app NAME] [--resolution WxH] [--seed S] [--split]
+ * (--split: no timing lock, so compiles split over threads as in an in-process evaluator)
  * Exit status 1 when the growth after the first 100 candidates is above 10%. */
 #include "base/clock.h"
 #include "base/strbuf.h"
@@ -21,6 +22,7 @@
 
 typedef struct args {
     int candidates, width, height;
+    bool split;  /* no timing lock: compiles split over threads (an in-process evaluator) */
     unsigned long long seed;
     const char *app;
 } args;
@@ -39,9 +41,14 @@ static double rss_mib(void)
 
 static int parse(int argc, char **argv, args *a)
 {
-    *a = (args){ 2000, 256, 192, 21, "blur" };
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const char *k = argv[i], *v = argv[i + 1];
+    *a = (args){ 2000, 256, 192, false, 21, "blur" };
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (strcmp(k, "--split") == 0) {
+            a->split = true;
+            continue;
+        }
+        i++;
         if (strcmp(k, "--candidates") == 0)
             a->candidates = atoi(v);
         else if (strcmp(k, "--app") == 0)
@@ -117,7 +124,7 @@ int main(int argc, char **argv)
     args a;
     if (parse(argc, argv, &a) != 0) {
         fprintf(stderr, "usage: bench_worker [--candidates N] [--app NAME] [--resolution WxH] "
-                "[--seed S]\n");
+                "[--seed S] [--split]\n");
         return 2;
     }
     pf_eval_config c;
@@ -134,7 +141,7 @@ int main(int argc, char **argv)
     c.extra_metrics = false;
     /* a timing lock, as every `perfora tune` worker has: its compiles run on one thread */
     char lock[] = "/tmp/bench_worker-lock-XXXXXX";
-    int fd = mkstemp(lock);
+    int fd = a.split ? -1 : mkstemp(lock);
     if (fd >= 0)
         close(fd);
     c.lock_path = fd >= 0 ? strdup(lock) : NULL;
