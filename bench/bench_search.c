@@ -13,6 +13,7 @@
  * Usage: bench_search [--population N] [--generations G] [--jobs J] [--resolution WxH]
  *                     [--samples S] [--screen-ms MS] [--screen-margin M] [--keep DIR]
  * (--screen-margin 0.99 times every screened candidate in full too: the screening's accuracy) */
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "bench/node_sim.h"
 #include "cluster/pool.h"
@@ -34,13 +35,6 @@ typedef struct bench_args {
     double screen_ms, screen_margin;
     const char *keep;
 } bench_args;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static void base_config(const bench_args *a, pf_eval_config *c)
 {
@@ -245,9 +239,9 @@ static int search(const bench_args *a)
     pf_tune *t = pf_tune_create(run, &cfg, &err);
     pf_pool_options opt = { .jobs = a->jobs };
     pf_evaluator *ev = t ? pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err) : NULL;
-    double t0 = now_s();
+    double t0 = pf_now_ms();
     int rc = ev ? pf_tune_run(t, ev, NULL, &err) : -1;
-    double seconds = now_s() - t0;
+    double seconds = (pf_now_ms() - t0) / 1e3;
     if (rc != 0)
         fprintf(stderr, "bench_search: %s\n", err.msg);
     pf_evaluator_destroy(ev);
@@ -289,7 +283,7 @@ static void ga_cost(void)
     pf_ga_params gp = pf_ga_params_default();
     pf_ga ga;
     pf_ga_init(&ga, p, &gp);
-    double t0 = now_s();
+    double t0 = pf_now_ms();
     int gens = 50;
     for (int g = 0; g < gens; g++) {
         pf_ga_propose(&ga);
@@ -298,7 +292,7 @@ static void ga_cost(void)
                 pf_ga_measured(&ga, i, (double)(i % 17) / 17, (double)(i % 13));
         pf_ga_commit(&ga);
     }
-    double s = now_s() - t0;
+    double s = (pf_now_ms() - t0) / 1e3;
     printf("ga: %d generations of %d (demosaic, 13 loops) in %.3f s: %.2f ms per generation, "
            "negligible next to one evaluation\n", gens, gp.population, s, 1000 * s / gens);
     pf_ga_free(&ga);

@@ -5,6 +5,7 @@
 #include "cluster/pool_proto.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -17,7 +18,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct job {
@@ -52,13 +52,6 @@ typedef struct pool {
     char description[1024];
     char load_line[128];
 } pool;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* ---- spawning ---- */
 
@@ -127,7 +120,7 @@ static int spawn(pool *p, int i, pf_error *err)
     memset(w, 0, sizeof *w);
     w->pid = pid;
     w->fd = sv[0];
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     p->spawned++;
     return 0;
 }
@@ -188,7 +181,7 @@ static int handle_death(pool *p, int i, pf_error *err)
         r.rank = p->rank;
         r.host = pf_xstrdup(p->host);
         r.schedule = w->job.schedule;  /* moved */
-        r.wall_ms = now_ms() - w->last_heard;
+        r.wall_ms = pf_now_ms() - w->last_heard;
         pf_record_set_invalid(&r, "%s", why);
         push_done(p, &r);
     }
@@ -220,7 +213,7 @@ static int on_message(pool *p, int i, pf_error *err)
     size_t len;
     if (pf_pool_recv(w->fd, &type, &msg, &len) != 0)
         return handle_death(p, i, err);
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     int rc = 0;
     if (type == 'R')
         w->ready = true;
@@ -243,7 +236,7 @@ static int dispatch(pool *p, int i, pf_error *err)
     const char *s = json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN);
     w->busy = true;
     w->job = j;
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     int rc = pf_pool_send(w->fd, 'Q', s, strlen(s));
     json_object_put(q);
     if (rc != 0)  /* it died between two candidates: that one is its candidate now */
@@ -272,7 +265,7 @@ static bool anything_pending(const pool *p)
 /* Kills busy workers (and starting ones) that have been silent past the watchdog. */
 static int watchdog(pool *p, pf_error *err)
 {
-    double now = now_ms();
+    double now = pf_now_ms();
     for (int i = 0; i < p->jobs; i++) {
         worker *w = &p->w[i];
         if ((w->busy || !w->ready) && now - w->last_heard > p->watchdog_ms) {
@@ -306,7 +299,7 @@ static int pump(pool *p, double timeout_ms, pf_error *err)
 int pf_pool_wait_for(pf_evaluator *ev, pf_eval_record *out, double timeout_ms, pf_error *err)
 {
     pool *p = (pool *)ev;
-    double end = now_ms() + timeout_ms;
+    double end = pf_now_ms() + timeout_ms;
     for (;;) {
         if (p->d_n > 0) {
             *out = p->done[0];
@@ -319,7 +312,7 @@ int pf_pool_wait_for(pf_evaluator *ev, pf_eval_record *out, double timeout_ms, p
             return 0;
         if (p->base.stop && *p->base.stop)
             return pf_fail(err, "stopped on request");
-        double left = end - now_ms();
+        double left = end - pf_now_ms();
         if (left <= 0)
             return 2;
         if (pump(p, left, err) != 0)

@@ -2,7 +2,6 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
-#include "lang/approx.h"
 
 static bool contains_return(const pf_stmt *s)
 {
@@ -256,8 +255,9 @@ static void lower_for(lower_ctx *c, const pf_stmt *s)
                                                  ir_const_i32(f, 1)));
     ir_var *iv = ir_var_new(f, s->sym->name, IR_I32, IR_VAR_LOOP);
     ir_expr *first = lo, *keep = NULL;
-    if (s->approx)
-        keep = perforate_for(c, &s->approx->perf, lo, &end, &step, &first, ir_ref(f, iv));
+    const pf_loop_approx *la = s->loop_id >= 0 ? c->plan->loops[s->loop_id] : NULL;
+    if (la)
+        keep = perforate_for(c, &la->perf, lo, &end, &step, &first, ir_ref(f, iv));
     c->frame->slots[s->sym->slot] = ir_ref(f, iv);
     ir_stmt *body = lower_nested(c, s->then_s);
     if (keep)

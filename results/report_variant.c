@@ -9,11 +9,10 @@
 #include "codegen/compile.h"
 #include "dataset/colour.h"
 #include "dataset/metrics.h"
-#include "perforate/apply.h"
-#include "perforate/schedule.h"
+#include "perforate/plan.h"
 #include "results/report_plot.h"
 #include "results/rundir.h"
-#include "search/pipeline_io.h"
+#include "run/pipeline_io.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -90,20 +89,17 @@ pf_canvas *pf_report_heat_legend(double top)
 static pf_image *run_variant(pf_program *prog, const pf_param_values *pv, pf_backend backend,
                              const char *text, pf_io *io, int out, pf_error *err)
 {
-    pf_schedule s;
-    if (pf_schedule_parse(prog, text, "<schedule>", &s, err) != 0 ||
-        pf_schedule_apply(prog, &s, err) != 0) {
-        pf_schedule_free(&s);
+    pf_plan_target target = pf_host_plan_target();
+    pf_plan *plan = pf_plan_parse(prog, text, "<schedule>", &target, err);
+    if (!plan)
         return NULL;
-    }
-    pf_compile_options o = { .backend = backend, .schedule = &s };
-    pf_variant *v = pf_compile(prog, pv, &o, err);
+    pf_compile_options o = { .backend = backend };
+    pf_variant *v = pf_variant_build(prog, pv, plan, &o, err);
     pf_image *img = NULL;
     if (v && pf_variant_run(v, io->buf, err) == 0)
         img = pf_image_clone(io->out[out]);
     pf_variant_free(v);
-    pf_schedule_clear(prog);
-    pf_schedule_free(&s);
+    pf_plan_free(plan);
     return img;
 }
 

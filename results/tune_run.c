@@ -4,19 +4,12 @@
 #include "results/tune_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Evaluations the whole run is expected to measure (for the ETA). */
 static long expected_total(const pf_tune *t)
@@ -40,7 +33,7 @@ static void report(pf_tune *t, int generation, const char *phase)
     p.total = expected_total(t);
     if (p.total < p.done)
         p.total = p.done;
-    double secs = (now_ms() - t->t_start) / 1000;
+    double secs = (pf_now_ms() - t->t_start) / 1000;
     p.per_second = secs > 0 ? t->done_session / secs : 0;
     p.eta_s = p.per_second > 0 ? (p.total - p.done) / p.per_second : NAN;
     p.frontier = t->frontier_size;
@@ -185,7 +178,7 @@ static int count_invalid(const pf_ga *ga)
 
 static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
 {
-    double t0 = now_ms();
+    double t0 = pf_now_ms();
     int gen = t->ga.generation + 1, pending = 0, cached = 0;
     pf_tune_model_prepare(t, gen);
     int n = pf_ga_propose(&t->ga);
@@ -205,7 +198,7 @@ static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
                 "%d invalid; frontier %d; best speedup %.2fx at error <= %g; %.1f s", gen,
                 t->cfg.ga.generations - 1, n, fresh, cached, n - fresh - cached,
                 count_invalid(&t->ga), t->frontier_size, 1.0 / t->best_time, t->cfg.max_error,
-                (now_ms() - t0) / 1000);
+                (pf_now_ms() - t0) / 1000);
     return 0;
 }
 
@@ -274,7 +267,7 @@ int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_err
     ev->stop = t->hooks->stop;
     t->front_changed = true;
     share_frontier(t);
-    t->t_start = now_ms();
+    t->t_start = pf_now_ms();
     t->done_session = 0;
     pf_tune_log(t, "evaluator: %s", pf_evaluator_describe(ev));
     if (t->ga.generation >= 0 || t->n_recs > 0)

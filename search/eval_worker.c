@@ -4,6 +4,7 @@
 #include "search/evaluate_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "dataset/manifest.h"
 
 #include <math.h>
@@ -13,12 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double pf_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void read_hook(pf_eval_worker *w)
 {
@@ -51,18 +46,17 @@ static int load_program(pf_eval_worker *w, pf_error *err)
     for (int i = 0; i < w->cfg.n_params; i++)
         if (pf_params_set(&w->params, w->prog, w->cfg.params[i], err))
             return -1;
+    w->target = pf_host_plan_target();
+    w->exact_plan = pf_plan_new(w->prog, NULL, &w->target, err);
+    if (!w->exact_plan)
+        return -1;
     pf_compile_options o = pf_eval_compile_options(w);
-    w->exact = pf_compile(w->prog, &w->params, &o, err);
+    w->exact = pf_variant_build(w->prog, &w->params, w->exact_plan, &o, err);
     return w->exact ? 0 : pf_fail_prefix(err, "compiling the exact program");
 }
 
 pf_eval_worker *pf_eval_worker_new(const pf_eval_config *c, int worker_id, pf_error *err)
 {
-    if (c->backend == PF_BACKEND_INTERP) {
-        pf_fail(err, "the search needs a compiled backend (jit or c): the interpreter reads "
-                "the program's annotations while it runs");
-        return NULL;
-    }
     pf_eval_worker *w = pf_xcalloc(1, sizeof *w);
     pf_eval_config_copy(&w->cfg, c);
     w->id = worker_id;
@@ -95,6 +89,7 @@ void pf_eval_worker_free(pf_eval_worker *w)
     for (int s = 0; s < PF_SET_COUNT; s++)
         free_set(&w->sets[s]);
     pf_variant_free(w->exact);
+    pf_plan_free(w->exact_plan);
     if (w->prog) {
         pf_params_free(&w->params);
         pf_program_free(w->prog);

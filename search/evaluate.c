@@ -1,13 +1,14 @@
-/* Measuring one candidate in this process: build (parse, apply, compile), outputs and error
- * alongside the node's other workers, then screening and interleaved timing with the node
- * quiet (see evaluate.h and node.h). */
+/* Measuring one candidate in this process: build (plan the schedule's text, then the driver),
+ * outputs and error alongside the node's other workers, then screening and interleaved timing
+ * with the node quiet (see evaluate.h and node.h). */
 #include "search/evaluate.h"
 #include "search/evaluate_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "dataset/metrics.h"
-#include "perforate/apply.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ static void run_hook(const pf_eval_worker *w, const char *schedule, pf_io *io)
 /* ---- phases ---- */
 
 typedef struct candidate {
-    pf_schedule sched;
+    pf_plan *plan;
     pf_variant *variant;
     pf_image **outs;  /* [image * PF_IO_MAX + output]: copies of the first call's outputs */
     int n_outs;
@@ -80,18 +81,14 @@ typedef struct candidate {
 static int build(pf_eval_worker *w, const char *text, candidate *c, pf_eval_record *out)
 {
     pf_error err;
-    if (pf_schedule_parse(w->prog, text, "<candidate>", &c->sched, &err) != 0) {
-        pf_record_set_invalid(out, "schedule refused: %s", err.msg);
-        return -1;
-    }
-    if (pf_schedule_apply(w->prog, &c->sched, &err) != 0) {
+    c->plan = pf_plan_parse(w->prog, text, "<candidate>", &w->target, &err);
+    if (!c->plan) {
         pf_record_set_invalid(out, "schedule refused: %s", err.msg);
         return -1;
     }
     pf_compile_options o = pf_eval_compile_options(w);
-    o.schedule = &c->sched;
     double t0 = pf_now_ms();
-    c->variant = pf_compile(w->prog, &w->params, &o, &err);
+    c->variant = pf_variant_build(w->prog, &w->params, c->plan, &o, &err);
     out->compile_ms = pf_now_ms() - t0;
     if (!c->variant) {
         pf_record_set_invalid(out, "compile error: %s", err.msg);
@@ -189,12 +186,6 @@ static int error_phase(pf_eval_worker *w, eval_set *set, candidate *c, pf_eval_r
     return rc;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* The exact block's calls: im->runs lasts min_sample_ms; a screening block is shorter. */
 static int exact_runs(const pf_eval_worker *w, const eval_image *im, double min_ms)
 {
@@ -202,20 +193,6 @@ static int exact_runs(const pf_eval_worker *w, const eval_image *im, double min_
         return im->runs;
     double r = ceil(min_ms / fmax(im->t_exact_ms, 1e-3));
     return r < 1 ? 1 : r > im->runs ? im->runs : (int)r;
-}
-
-/* The q-quantile of v[0..n) (sorted here), interpolated between order statistics. */
-static double quantile(double *v, int n, double q)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    double k = q * (n - 1);
-    int i = (int)k;
-    return i + 1 < n ? v[i] + (k - i) * (v[i + 1] - v[i]) : v[i];
-}
-
-static double median(double *v, int n)
-{
-    return quantile(v, n, 0.5);
 }
 
 /* `calls` calls of v; the time of the whole block (ms), or -1 on a failed call. */
@@ -262,11 +239,11 @@ static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, int s
             ratio[s] = tc[s] / (te[s] > 1e-9 ? te[s] : 1e-9);
     }
     if (status == 0) {
-        m->rel_time = median(ratio, n);
-        m->rel_lo = quantile(ratio, n, 0.25);
-        m->rel_hi = quantile(ratio, n, 0.75);
-        m->t_exact_ms = median(te, n);
-        m->t_cand_ms = median(tc, n);
+        m->rel_time = pf_median(ratio, n);
+        m->rel_lo = pf_quantile(ratio, n, 0.25);
+        m->rel_hi = pf_quantile(ratio, n, 0.75);
+        m->t_exact_ms = pf_median(te, n);
+        m->t_cand_ms = pf_median(tc, n);
         m->runs = rc;
         m->samples = n;
     } else {
@@ -410,7 +387,9 @@ void pf_eval_worker_evaluate(pf_eval_worker *w, long id, pf_image_set set,
     for (int i = 0; i < c.n_outs; i++)
         pf_image_free(c.outs[i]);
     free(c.outs);
-    pf_schedule_clear(w->prog);
-    pf_schedule_free(&c.sched);
+    pf_plan_free(c.plan);
+    /* What the candidate's compile freed goes back to the system: a worker builds thousands,
+     * and a split compile's threads leave free memory in malloc arenas of their own. */
+    malloc_trim(0);
     out->wall_ms = pf_now_ms() - t0;
 }

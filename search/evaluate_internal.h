@@ -4,8 +4,8 @@
 #define PF_SEARCH_EVALUATE_INTERNAL_H
 
 #include "search/evaluate.h"
+#include "run/pipeline_io.h"
 #include "search/node.h"
-#include "search/pipeline_io.h"
 
 typedef struct eval_image {
     char *path;
@@ -25,8 +25,10 @@ typedef struct eval_set {
 struct pf_eval_worker {
     pf_eval_config cfg;
     int id;
-    pf_program *prog;
+    pf_program *prog;            /* loaded here; nothing writes it after checking */
     pf_param_values params;
+    pf_plan_target target;       /* this machine's, for every plan */
+    pf_plan *exact_plan;         /* the exact program with the default schedule */
     pf_variant *exact;
     eval_set sets[PF_SET_COUNT];
     pf_node node;                /* the node protocol (fd -1: none) */
@@ -39,7 +41,6 @@ struct pf_eval_worker {
     char *hook_text;
 };
 
-double pf_now_ms(void);
 /* The compile options of the worker's variants (exact and candidates): its backend, and one
  * compile thread when the worker shares a node's timing lock (as every `perfora tune` worker
  * does): the workers already compile on every core, and a compile's second thread would slow
