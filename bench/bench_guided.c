@@ -16,6 +16,7 @@
  *                     [--measure M] [--guided-generations G2] [--pool K] [--explore F]
  *                     [--seed S] [--jobs J] [--threads T] [--equal] [--keep DIR] */
 #include "base/arena.h"
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "bench/bench_util.h"
 #include "cluster/pool.h"
@@ -190,7 +191,7 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
              s->kind == PLAIN ? "plain" : s->kind == GUIDED ? "guided" : "equal");
     pf_error err;
     s->load0 = bench_loadavg();
-    double t0 = bench_now_ms();
+    double t0 = pf_now_ms();
     pf_tune *t = pf_tune_create(s->dir, &cfg, &err);
     pf_pool_options opt = { .jobs = a->jobs };
     pf_evaluator *ev = t ? pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err) : NULL;
@@ -198,7 +199,7 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
     pf_evaluator_destroy(ev);
     pf_tune_free(t);
     pf_tune_config_free(&cfg);
-    s->wall_s = (bench_now_ms() - t0) / 1000;
+    s->wall_s = (pf_now_ms() - t0) / 1000;
     s->load1 = bench_loadavg();
     if (rc != 0) {
         fprintf(stderr, "bench_guided: %s: %s\n", s->dir, err.msg);
@@ -301,7 +302,7 @@ int main(int argc, char **argv)
            guided_generations(&a), "a fifth of the GA's measurements", a.generations,
            a.population - (int)floor(0.3 * a.population), a.pool, 100 * a.explore);
     fflush(stdout);
-    double t0 = bench_now_ms();
+    double t0 = pf_now_ms();
     int rc = 0, n_app = 0;
     printf("%-17s %-10s %6s %7s %7s %9s %3s %7s %7s %7s %5s %5s %5s\n", "app", "search",
            "measd", "fewer", "wall s", "load", "fr", "train", "test", "vs GA", "x@1", "x@2",
@@ -336,7 +337,7 @@ int main(int argc, char **argv)
     printf("measd: training candidates measured; fewer: the GA's count / this one's; fr: "
            "training frontier size; train/test: frontier area (lower is better), test "
            "re-measured in one pool for all searches; vs GA: test area against the GA's; x@E: "
-           "test speedup at Lab <= E\nwhole bench: %.0f s%s%s\n", (bench_now_ms() - t0) / 1000,
+           "test speedup at Lab <= E\nwhole bench: %.0f s%s%s\n", (pf_now_ms() - t0) / 1000,
            a.keep ? "; runs kept in " : "", a.keep ? a.keep : "");
     pf_error err;
     if (!a.keep && pf_remove_tree(root, &err) != 0)

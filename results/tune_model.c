@@ -6,6 +6,7 @@
 #include "results/tune_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "search/guide.h"
 #include "search/model.h"
 #include "search/model_fit.h"
@@ -14,7 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct pf_tune_models {
     pf_model model;
@@ -155,16 +155,13 @@ void pf_tune_model_prepare(pf_tune *t, int generation)
         }
     }
     m->upto = generation;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = pf_now_ms();
     pf_model_fit(&m->model);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double fit_ms = pf_now_ms() - t0;
     if (generation >= 2)
         log_accuracy(t, generation - 1);
     pf_tune_log(t, "models fitted on %d measured candidates (%d new) in %.0f ms; time model's "
-                "typical error %.0f%%", m->model.n, added,
-                (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6,
-                100 * (exp(m->model.sigma) - 1));
+                "typical error %.0f%%", m->model.n, added, fit_ms, 100 * (exp(m->model.sigma) - 1));
 }
 
 void pf_tune_model_annotate(const pf_tune *t, pf_eval_record *rec)
