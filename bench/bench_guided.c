@@ -1,4 +1,4 @@
-/* bench_guided: the released GA against the model-guided search (docs/search.md, "Models"), per
+/* bench_guided: the released GA against the model-guided search (docs/search.md §10), per
  * app, with the same seed and population P: the plain GA for G generations, the guided search
  * measuring M children a generation (2) for as many generations as a fifth of the GA's
  * measurements allow, and with --equal also the guided search measuring as many candidates as
@@ -10,7 +10,7 @@
  * relative time over error budgets 0..10, lower is better) and test speedups at Lab <= 1, 2, 4.
  * Candidates are timed with one thread by default (--threads 1): on a machine shared with other
  * work, a parallel schedule loses time to the other processes that a serial one does not, and
- * the GA then finds execution-only "speedups" that the load makes (docs/search.md, "Models");
+ * the GA then finds execution-only "speedups" that the load makes (docs/search.md §10);
  * one thread compares the two searches on a landscape the load scales evenly.
  * Usage: bench_guided [--apps A,B,...] [--resolution WxH] [--population P] [--generations G]
  *                     [--measure M] [--guided-generations G2] [--pool K] [--explore F]

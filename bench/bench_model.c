@@ -1,5 +1,5 @@
 /* bench_model: how well the search's models (search/model.h) predict candidates they have not
- * seen, on the measured candidates of finished runs (docs/search.md, "Models"). Two held-out
+ * seen, on the measured candidates of finished runs (docs/search.md §10). Two held-out
  * protocols per run:
  *   ahead: as the search uses them: every generation g >= 1 predicted by models fitted on the
  *          generations before it (each candidate predicted once, before "its" measurement);
@@ -10,6 +10,7 @@
  * candidates whose genes were measured together before (exact lookups).
  * Usage: bench_model RUN [RUN ...]   (run directories of perfora tune; nothing is timed) */
 #include "base/arena.h"
+#include "base/fileio.h"
 #include "lang/lang.h"
 #include "search/eval.h"
 #include "search/ga.h"
@@ -34,23 +35,6 @@ typedef struct run_data {
     int max_gen;
 } run_data;
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *s = pf_xmalloc(cap);
-    for (size_t r; (r = fread(s + n, 1, cap - n - 1, f)) > 0;) {
-        n += r;
-        if (n + 1 == cap)
-            s = pf_xrealloc(s, cap *= 2);
-    }
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 static int load_run(const char *dir, run_data *rd)
 {
     char path[4096];
@@ -58,17 +42,18 @@ static int load_run(const char *dir, run_data *rd)
     snprintf(path, sizeof path, "%s/program.pf", dir);
     rd->prog = pf_load_program(path, &err);
     snprintf(path, sizeof path, "%s/evaluations.jsonl", dir);
-    char *text = rd->prog ? read_text(path) : NULL;
-    if (!text) {
-        fprintf(stderr, "bench_model: %s: %s\n", dir, rd->prog ? "no evaluations.jsonl"
-                                                                 : err.msg);
+    char *text = NULL;
+    size_t len;
+    if (!rd->prog || pf_read_file(path, (size_t)1 << 30, &text, &len, &err) != 0) {
+        fprintf(stderr, "bench_model: %s: %s\n", dir, err.msg);
         return -1;
     }
     pf_model_init(&rd->all, rd->prog);
     int cap = 1024;
     rd->gen = pf_xmalloc(sizeof *rd->gen * (size_t)cap);
     rd->max_gen = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         pf_eval_record r;
         if (pf_record_from_json(line, &r, &err) != 0)
             continue;

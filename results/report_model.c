@@ -1,4 +1,4 @@
-/* The models of a model-guided search (docs/search.md, "Models"): every candidate's prediction,
+/* The models of a model-guided search (docs/search.md §10): every candidate's prediction,
  * made before it was measured, against its measurement, for the relative time (log scale) and
  * the error, with the diagonal where they agree and each panel's rank correlation. */
 #include "results/report_internal.h"

@@ -18,7 +18,7 @@
 
 #include <signal.h>
 
-/* The model-guided search (search/model.h, search/guide.h; docs/search.md "Models"): each
+/* The model-guided search (search/model.h, search/guide.h; docs/search.md §10): each
  * generation breeds pool x measure children, the models fitted to the records of the earlier
  * generations predict them, and only `measure` are measured. off: the released GA. */
 typedef struct pf_tune_model_config {

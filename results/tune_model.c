@@ -1,4 +1,4 @@
-/* The model-guided search of a run (tune.h, pf_tune_model_config; docs/search.md "Models"):
+/* The model-guided search of a run (tune.h, pf_tune_model_config; docs/search.md §10):
  * config.json's "model", the models fitted at the start of each generation to the training
  * records of the generations before it (so that a resumed run, which has the same records,
  * refits the same models and chooses the same children), the GA's guide, and the prediction

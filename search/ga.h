@@ -44,7 +44,7 @@ typedef struct pf_ga_member {
 } pf_ga_member;
 
 struct pf_ga;
-/* Model-guided breeding (search/guide.h, docs/search.md "Models"): each generation keeps the
+/* Model-guided breeding (search/guide.h, docs/search.md §10): each generation keeps the
  * whole measured population, breeds pool x measure children, and `choose` picks at most
  * `measure` of them to measure (their indices into pool, written to chosen; returns the count;
  * it may note its predictions in the pool members);

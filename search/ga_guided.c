@@ -1,4 +1,4 @@
-/* Model-guided breeding (ga.h, pf_ga_guide; docs/search.md "Models"): a generation keeps its
+/* Model-guided breeding (ga.h, pf_ga_guide; docs/search.md §10): a generation keeps its
  * whole measured population, breeds `pool` children for every one it will measure with the
  * released operators, lets the guide choose which to measure, and the commit keeps the best N
  * by Pareto rank, crowding deciding the last rank. Children not chosen are forgotten (not

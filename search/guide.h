@@ -1,4 +1,4 @@
-/* Which bred children to measure (docs/search.md, "Models"): given the models' predictions for
+/* Which bred children to measure (docs/search.md §10): given the models' predictions for
  * a pool of children and the measured training frontier, choose k of them: most by how much
  * the models say they would improve the frontier, the rest (the exploration share) at random,
  * so that the models keep learning where they are wrong. The frontier is never changed here: a

@@ -1,4 +1,4 @@
-/* The search's models of a candidate's relative time and error (docs/search.md, "Models"),
+/* The search's models of a candidate's relative time and error (docs/search.md §10),
  * fitted to the candidates measured so far and used to choose which bred children are worth
  * measuring (search/guide.h). A model is a deterministic function of the measurements it is
  * fitted on, in their order: a resumed search refits the same one.

@@ -1,7 +1,7 @@
 /* The numerics of the search's models (search/model.h): ridge least squares, the
  * sum-of-exponentials fit of the time model, and the accuracy figures (Spearman's rank
  * correlation, relative errors). Plain C, deterministic: the same data give the same bits, so a
- * resumed search refits the same models (docs/search.md, "Models").
+ * resumed search refits the same models (docs/search.md §10).
  *
  *   ridge:   beta = argmin sum_i w_i (x_i . beta - y_i)^2 + lambda |beta - prior|^2
  *   sumexp:  p_i = sum over the terms k of sample i of exp(o_k + z_k . beta), fitted on
