@@ -5,7 +5,11 @@
  * one measurement predicts another: |speedup_a / speedup_b - 1| per class, median and max, for
  *   run -> pass 1   (what the run recorded; for the frontier, after confirmation)
  *   pass 1 -> 2     (the noise of one measurement)
+ * With --also FILE, a schedule of the user's (for instance apps/blur_paper.sched) is measured
+ * in the same passes, and the last line says whether a frontier variant dominates it (at least
+ * as fast, on the mean of both passes, at no more error).
  * Usage: bench_remeasure RUN [--candidates N] [--jobs J] [--resolution WxH] [--set train|test]
+ *                        [--also FILE]
  * (--resolution re-measures at another image size: the run -> pass rows then compare sizes). */
 #include "base/fileio.h"
 #include "cluster/pool.h"
@@ -20,15 +24,17 @@
 #include <string.h>
 
 typedef struct args {
-    const char *run;
+    const char *run, *also;
     int candidates, jobs, width, height;
     pf_image_set set;
 } args;
 
 typedef struct cand {
-    const pf_eval_record *rec;  /* the run's record */
+    const pf_eval_record *rec;  /* the run's record (NULL: the --also schedule) */
+    const char *schedule;
     bool frontier, exact_only;
     double pass[2];             /* relative times of the two passes (NaN: invalid) */
+    double error;               /* on the measured split */
 } cand;
 
 static bool exact_only(const char *text)
@@ -53,7 +59,9 @@ static int parse_args(int argc, char **argv, args *a)
         else if (strcmp(argv[i], "--resolution") == 0 && v) {
             if (sscanf(argv[++i], "%dx%d", &a->width, &a->height) != 2)
                 return -1;
-        } else if (strcmp(argv[i], "--set") == 0 && v)
+        } else if (strcmp(argv[i], "--also") == 0 && v)
+            a->also = argv[++i];
+        else if (strcmp(argv[i], "--set") == 0 && v)
             a->set = strcmp(argv[++i], "test") == 0 ? PF_SET_TEST : PF_SET_TRAIN;
         else if (argv[i][0] != '-' && !a->run)
             a->run = argv[i];
@@ -90,7 +98,8 @@ static int choose(const args *a, const pf_eval_record *recs, int n, cand *out)
 {
     int *front, m = pf_tune_front_of(recs, n, 0x7fffffff, &front), k = 0;
     for (int i = 0; i < m && k < a->candidates; i++)
-        out[k++] = (cand){ &recs[front[i]], true, exact_only(recs[front[i]].schedule), { 0 } };
+        out[k++] = (cand){ &recs[front[i]], recs[front[i]].schedule, true,
+                           exact_only(recs[front[i]].schedule), { 0 }, 0 };
     int pool = 0;
     for (int i = 0; i < n; i++)
         pool += recs[i].set == PF_SET_TRAIN && recs[i].valid && recs[i].generation >= 0;
@@ -101,9 +110,9 @@ static int choose(const args *a, const pf_eval_record *recs, int n, cand *out)
             continue;
         bool taken = false;
         for (int j = 0; j < k; j++)
-            taken |= strcmp(out[j].rec->schedule, r->schedule) == 0;
+            taken |= strcmp(out[j].schedule, r->schedule) == 0;
         if (!taken && (long)seen++ * want % (pool > 0 ? pool : 1) < want)
-            out[k++] = (cand){ r, false, exact_only(r->schedule), { 0 } };
+            out[k++] = (cand){ r, r->schedule, false, exact_only(r->schedule), { 0 }, 0 };
     }
     free(front);
     return k;
@@ -114,7 +123,7 @@ static int pass(pf_evaluator *ev, cand *c, int n, int which, pf_image_set set, p
 {
     for (int i = 0; i < n; i++) {
         int j = which == 0 ? i : n - 1 - i;
-        if (pf_evaluator_submit(ev, j, set, c[j].rec->schedule, err) != 0)
+        if (pf_evaluator_submit(ev, j, set, c[j].schedule, err) != 0)
             return -1;
     }
     for (int i = 0; i < n; i++) {
@@ -122,6 +131,7 @@ static int pass(pf_evaluator *ev, cand *c, int n, int which, pf_image_set set, p
         if (pf_evaluator_wait(ev, &r, err) != 1)
             return -1;
         c[r.id].pass[which] = r.valid ? r.time : NAN;
+        c[r.id].error = r.error;
         pf_record_free(&r);
     }
     return 0;
@@ -141,7 +151,10 @@ static void row(const char *label, const cand *c, int n, int cls, int from, int 
     int m = 0, within = 0;
     for (int i = 0; i < n; i++) {
         if ((cls == 0 && !c[i].frontier) || (cls == 1 && !c[i].exact_only) ||
-            (cls == 2 && c[i].exact_only))
+            (cls == 2 && c[i].exact_only) || (from < 0 && !c[i].rec))
+            continue;
+        /* a screened-out record's time is one short sample: not a claim */
+        if (from < 0 && !c[i].rec->full_timing && !isnan(c[i].rec->screen_time))
             continue;
         double a = from < 0 ? c[i].rec->time : c[i].pass[from], b = c[i].pass[to];
         if (!isfinite(a) || !isfinite(b))
@@ -169,17 +182,49 @@ static void print_table(const cand *c, int n)
         snprintf(l, sizeof l, "%s: pass 1 -> 2", cls[k]);
         row(l, c, n, k, 0, 1);
     }
-    printf("\n%-4s %-5s %-6s %9s %9s %9s  schedule\n", "#", "front", "kind", "run", "pass 1",
-           "pass 2");
+    printf("\n%-4s %-5s %-6s %9s %9s %9s %8s  schedule\n", "#", "front", "kind", "run",
+           "pass 1", "pass 2", "error");
     for (int i = 0; i < n; i++) {
-        const char *s = strchr(c[i].rec->schedule, '\n');
-        printf("%-4d %-5s %-6s %8.2fx %8.2fx %8.2fx  ", i, c[i].frontier ? "yes" : "",
-               c[i].exact_only ? "exec" : "perf", 1 / c[i].rec->time, 1 / c[i].pass[0],
-               1 / c[i].pass[1]);
-        for (s = s ? s + 1 : ""; *s; s++)
-            putchar(*s == '\n' ? (s[1] ? ';' : ' ') : *s);
+        if (c[i].rec)
+            printf("%-4d %-5s %-6s %8.2fx%s", i, c[i].frontier ? "yes" : "",
+                   c[i].exact_only ? "exec" : "perf", 1 / c[i].rec->time,
+                   !c[i].rec->full_timing && !isnan(c[i].rec->screen_time) ? "s" : " ");
+        else
+            printf("%-4d %-5s %-6s %10s", i, "also", c[i].exact_only ? "exec" : "perf", "-");
+        printf(" %8.2fx %8.2fx %8.3f  ", 1 / c[i].pass[0], 1 / c[i].pass[1], c[i].error);
+        for (const char *l = c[i].schedule; *l;) {  /* the genes, comments left out */
+            size_t len = strcspn(l, "\n");
+            if (*l != '#')
+                printf("%.*s; ", (int)len, l);
+            l += len + (l[len] == '\n');
+        }
         putchar('\n');
     }
+    printf("(s: the run's time of a candidate the screening set aside, one short sample per "
+           "image)\n");
+}
+
+/* The --also schedule (the last candidate) against the frontier, on the mean of both passes. */
+static void dominance(const cand *c, int n)
+{
+    const cand *x = &c[n - 1];
+    double tx = (x->pass[0] + x->pass[1]) / 2;
+    int best = -1;
+    double tb = INFINITY;
+    for (int i = 0; i < n - 1; i++) {
+        double t = (c[i].pass[0] + c[i].pass[1]) / 2;
+        if (c[i].frontier && c[i].error <= x->error && t < tb) {
+            tb = t;
+            best = i;
+        }
+    }
+    printf("--also: %.2fx at error %.3f; the fastest frontier variant at no more error: ", 1 / tx,
+           x->error);
+    if (best < 0)
+        printf("none: not dominated\n");
+    else
+        printf("#%d, %.2fx at error %.3f: %s\n", best, 1 / tb, c[best].error,
+               tb <= tx ? "dominates" : "does not dominate");
 }
 
 static int run_bench(const args *a, pf_error *err)
@@ -204,13 +249,19 @@ static int run_bench(const args *a, pf_error *err)
     }
     int n_recs = 0;
     pf_eval_record *recs = load_records(a->run, &n_recs, err);
-    cand *c = calloc((size_t)a->candidates + 1, sizeof *c);
+    cand *c = calloc((size_t)a->candidates + 2, sizeof *c);
     int n = recs ? choose(a, recs, n_recs, c) : 0;
-    pf_pool_options opt = { .jobs = a->jobs };
-    pf_evaluator *ev = n > 0 ? pf_pool_new(&cfg, &opt, err) : NULL;
-    rc = ev ? 0 : -1;
-    if (n == 0 && recs)
+    char *also = NULL;
+    size_t len;
+    rc = recs ? 0 : -1;
+    if (rc == 0 && n == 0)
         rc = pf_fail(err, "%s: no valid training records", a->run);
+    if (rc == 0 && a->also && (rc = pf_read_file(a->also, 1 << 20, &also, &len, err)) == 0)
+        c[n++] = (cand){ NULL, also, false, exact_only(also), { 0 }, 0 };
+    pf_pool_options opt = { .jobs = a->jobs };
+    pf_evaluator *ev = rc == 0 ? pf_pool_new(&cfg, &opt, err) : NULL;
+    if (!ev)
+        rc = -1;
     if (rc == 0) {
         printf("bench_remeasure: %s, %d candidates (%s split, %dx%d), %s\n", a->run, n,
                pf_image_set_name(a->set), cfg.width, cfg.height, pf_evaluator_describe(ev));
@@ -220,11 +271,14 @@ static int run_bench(const args *a, pf_error *err)
         rc = pass(ev, c, n, 1, a->set, err);
     if (rc == 0)
         print_table(c, n);
+    if (rc == 0 && also)
+        dominance(c, n);
     pf_evaluator_destroy(ev);
     for (int i = 0; i < n_recs; i++)
         pf_record_free(&recs[i]);
     free(recs);
     free(c);
+    free(also);
     pf_eval_config_free(&cfg);
     return rc;
 }
@@ -234,7 +288,7 @@ int main(int argc, char **argv)
     args a;
     if (parse_args(argc, argv, &a) != 0) {
         fprintf(stderr, "usage: bench_remeasure RUN [--candidates N] [--jobs J] "
-                        "[--resolution WxH] [--set train|test]\n");
+                        "[--resolution WxH] [--set train|test] [--also FILE]\n");
         return 2;
     }
     pf_error err;
