@@ -166,7 +166,9 @@ void pf_tune_model_prepare(pf_tune *t, int generation)
 
 void pf_tune_model_annotate(const pf_tune *t, pf_eval_record *rec)
 {
-    if (!t->models || rec->set != PF_SET_TRAIN)
+    /* A confirmation (PF_GEN_CONFIRM) measures a frontier variant again: its prediction
+     * belongs to the first measurement only. */
+    if (!t->models || rec->set != PF_SET_TRAIN || rec->generation < 1)
         return;
     for (int i = 0; i < t->ga.n_next; i++)
         if (strcmp(t->ga.next[i].text, rec->schedule) == 0) {
