@@ -1,0 +1,233 @@
+/* GPU lowering run on the CPU (issue 24, docs/gpu.md): every app's plan for a GPU target
+ * (block and thread loops, shared-memory windows, barriers) compiled by the JIT, which runs
+ * block and thread loops as serial loops, equals the reference interpreter (max abs <= 1e-5),
+ * with the default GPU schedule and under random perforation + random GPU genes (fixed seed).
+ * The IR is the one the CUDA backend gets: the driver runs the same passes for both. */
+#include "tests/codegen/codegen_util.h"
+#include "tests/harness/harness.h"
+
+#include "perforate/exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const apps[] = { "blur", "unsharp_mask", "bilateral_filter",
+                                    "bilateral_grid", "demosaic", "mosaic", "median",
+                                    "artistic_blur" };
+
+static const pf_plan_target gpu_target = { .vector_lanes = 8, .gpu = true };
+
+/* Odd sizes: partial blocks in x and y; a 3-channel input (demosaic and mosaic need 3). */
+static const int sizes[][2] = { { 97, 61 }, { 40, 23 } };
+
+/* Runs plan on the JIT and the interpreter on in; returns the max |diff| over the outputs. */
+static double jit_vs_interp(const pf_program *prog, const pf_param_values *params,
+                            const pf_plan *plan, pf_image *in)
+{
+    cg_run ref, got;
+    if (cg_run_plan(prog, params, plan, PF_BACKEND_INTERP, &in, 1, &ref) != 0)
+        return 1e30;
+    int rc = cg_run_plan(prog, params, plan, PF_BACKEND_JIT, &in, 1, &got);
+    double worst = rc == 0 ? 0.0 : 1e30;
+    for (int i = 0; rc == 0 && i < ref.n_out; i++) {
+        double d = cg_max_abs_diff(ref.out[i], got.out[i]);
+        worst = d > worst ? d : worst;
+    }
+    cg_run_free(&ref);
+    if (rc == 0)
+        cg_run_free(&got);
+    return worst;
+}
+
+static pf_plan *gpu_plan(const pf_program *prog, const char *text)
+{
+    pf_error err;
+    pf_plan *p = pf_plan_parse(prog, text, "<gpu test>", &gpu_target, &err);
+    if (!p)
+        fprintf(stderr, "\n%s: %s\n%s", prog->name, err.msg, text);
+    return p;
+}
+
+/* The final loop IR of a plan (the JIT's). */
+static char *plan_ir(const pf_program *prog, const pf_param_values *params, const pf_plan *plan)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_compile_options o = { 0 };
+    o.dump_stage = "lower";  /* the GPU passes change no loop (the later dumps: "(unchanged)") */
+    o.dump = &sb;
+    pf_variant *v = cg_compile(prog, params, plan, &o);
+    pf_variant_free(v);
+    return pf_sb_take(&sb);
+}
+
+/* Every app under its default GPU schedule: block and thread loops present in the IR (and
+ * barriers where a producer sits in shared memory), and the same result as the interpreter. */
+static void test_default_gpu_schedule(void)
+{
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
+        pf_program *prog = cg_load_app(apps[a]);
+        pf_param_values params;
+        pf_params_init(&params, prog);
+        pf_plan *plan = gpu_plan(prog, "");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        CU_ASSERT(pf_plan_has_gpu(plan));
+        char *ir = plan_ir(prog, &params, plan);
+        CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu block for"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu thread for"));
+        bool fused = false;
+        for (int i = 0; i < prog->n_stages; i++)
+            fused = fused || plan->stages[i].exec.at >= 0;
+        CU_ASSERT_EQUAL(strstr(ir, "barrier;") != NULL, fused);
+        free(ir);
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            pf_image *in = cg_synthetic(sizes[s][0], sizes[s][1], 3, 5u + (unsigned)s);
+            double d = jit_vs_interp(prog, &params, plan, in);
+            printf("\n    %-16s %3dx%-3d default GPU schedule max|diff| %.2g", prog->name,
+                   sizes[s][0], sizes[s][1], d);
+            CU_ASSERT(d <= 1e-5);
+            pf_image_free(in);
+        }
+        pf_plan_free(plan);
+        pf_params_free(&params);
+        pf_program_free(prog);
+    }
+}
+
+/* ---- random perforation + random GPU genes ---- */
+
+static int pick(unsigned *seed, int n)
+{
+    return (int)(rand_r(seed) % (unsigned)n);
+}
+
+/* A random approximation line for stage loop i (or nothing). */
+static void random_approx(const pf_program *prog, int loop, unsigned *seed, pf_strbuf *out)
+{
+    pf_perforable info;
+    pf_perforable_info(prog, loop, &info);
+    const char *name = prog->loops[loop].name;
+    int r = pick(seed, 5);
+    if (info.kind == PF_PERFORABLE_FOR) {
+        if (r == 0)
+            pf_sb_printf(out, "%s step 2\n", name);
+        else if (r == 1)
+            pf_sb_printf(out, "%s random 0.6\n", name);
+        return;
+    }
+    if (r >= 3 || !(info.genes & (1u << PF_GENE_GRID)))
+        return;
+    pf_sb_printf(out, "%s grid", name);
+    for (int d = 0; d < info.n_vars; d++)
+        pf_sb_printf(out, " %d", d >= 2 ? 1 : 1 + pick(seed, 3));
+    if (info.kind == PF_PERFORABLE_SERIAL_STAGE)
+        pf_sb_puts(out, "\n");
+    else if (info.on_demand && r == 0)
+        pf_sb_printf(out, " reconstruct on-demand %s\n", pick(seed, 2) ? "linear" : "nearest");
+    else
+        pf_sb_printf(out, " reconstruct store %s\n", pick(seed, 2) ? "linear" : "nearest");
+}
+
+/* A random GPU gene for a stage that can take one: tiles and threads, sometimes fewer
+ * threads than points (several rows a thread). */
+static void random_gpu(const pf_program *prog, int i, unsigned *seed, pf_strbuf *out)
+{
+    static const int tx[] = { 8, 16, 32, 64 }, ty[] = { 1, 4, 8, 16 };
+    const pf_stage *st = prog->stages[i];
+    if (st->serial || st->n_vars < 2 || st->n_vars > 3 || pick(seed, 4) == 0)
+        return;
+    int x = tx[pick(seed, 4)], y = ty[pick(seed, 4)];
+    pf_sb_printf(out, "%s exec tile %d %d gpu", st->name, x, y);
+    if (pick(seed, 2))
+        pf_sb_printf(out, " %d %d", x / (1 + pick(seed, 2)), y > 1 ? y / 2 : 1);
+    pf_sb_puts(out, "\n");
+}
+
+static void test_random_gpu_schedules(void)
+{
+    unsigned seed = 24;
+    int tried = 0, ran = 0;
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
+        pf_program *prog = cg_load_app(apps[a]);
+        pf_param_values params;
+        pf_params_init(&params, prog);
+        pf_image *in = cg_synthetic(53, 37, 3, 99u + (unsigned)a);
+        int n = strcmp(apps[a], "artistic_blur") == 0 ? 2 : 4;
+        for (int k = 0; k < n; k++) {
+            pf_strbuf text;
+            pf_sb_init(&text);
+            for (int l = 0; l < prog->n_loops; l++)
+                random_approx(prog, l, &seed, &text);
+            for (int i = 0; i < prog->n_stages; i++)
+                random_gpu(prog, i, &seed, &text);
+            tried++;
+            pf_error err;
+            pf_plan *plan = pf_plan_parse(prog, pf_sb_str(&text), "<random>", &gpu_target, &err);
+            if (plan) {
+                double d = jit_vs_interp(prog, &params, plan, in);
+                printf("\n    %-16s random GPU schedule %d max|diff| %.2g", prog->name, k, d);
+                if (d > 1e-5)
+                    printf("\n%s", pf_sb_str(&text));
+                CU_ASSERT(d <= 1e-5);
+                ran++;
+                pf_plan_free(plan);
+            } else {
+                printf("\n    %-16s random schedule %d refused: %s", prog->name, k, err.msg);
+            }
+            pf_sb_free(&text);
+        }
+        pf_image_free(in);
+        pf_params_free(&params);
+        pf_program_free(prog);
+    }
+    printf("\n    %d of %d random GPU schedules were valid and ran", ran, tried);
+    CU_ASSERT(ran >= tried / 2);
+}
+
+/* GPU genes are parsed, printed and refused like the others, with messages that say why. */
+static void test_gpu_genes(void)
+{
+    pf_program *p = cg_load_app("blur");
+    pf_error err;
+    static const struct { const char *text, *want; } bad[] = {
+        { "loop_output exec gpu\n", "needs 'tile TX TY'" },
+        { "loop_output exec tile 64 64 gpu\n", "more than 1024" },
+        { "loop_output exec tile 32 8 gpu 64 8\n", "more threads than the tile" },
+        { "loop_output exec tile 32 8 vectorize 8 gpu\n", "without vectorize" },
+        { "loop_temp exec at loop_output vectorize 8\nloop_output exec tile 32 8 gpu\n",
+          "takes no tile, vectorize" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        pf_schedule *s = pf_schedule_from_string(p, bad[i].text, &err);
+        CU_ASSERT_PTR_NULL(s);
+        pf_schedule_delete(s);
+        if (!strstr(err.msg, bad[i].want))
+            printf("\n    unexpected message for %s: %s", bad[i].text, err.msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].want));
+    }
+    pf_schedule *s = pf_schedule_from_string(p, "loop_output exec tile 64 64 gpu 64 4\n"
+                                                "loop_temp exec at loop_output\n", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_schedule_print(p, s, &sb);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pf_sb_str(&sb), "loop_output exec root tile 64 64 gpu 64 4"));
+    pf_schedule *back = pf_schedule_from_string(p, pf_sb_str(&sb), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    CU_ASSERT(pf_schedule_equal(s, back));
+    /* threads equal to the tile are the default and print as nothing */
+    pf_schedule *same = pf_schedule_from_string(p, "loop_output exec tile 32 8 gpu 32 8\n", &err);
+    pf_schedule *plain = pf_schedule_from_string(p, "loop_output exec tile 32 8 gpu\n", &err);
+    CU_ASSERT_FATAL(same && plain);
+    CU_ASSERT(pf_schedule_equal(same, plain));
+    pf_schedule_delete(same);
+    pf_schedule_delete(plain);
+    pf_schedule_delete(back);
+    pf_sb_free(&sb);
+    pf_schedule_delete(s);
+    pf_program_free(p);
+}
+
+PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_default_gpu_schedule),
+              PF_TEST(test_random_gpu_schedules))
