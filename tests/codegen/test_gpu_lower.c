@@ -130,13 +130,22 @@ static void random_approx(const pf_program *prog, int loop, unsigned *seed, pf_s
 }
 
 /* A random GPU gene for a stage that can take one: tiles and threads, sometimes fewer
- * threads than points (several rows a thread). */
-static void random_gpu(const pf_program *prog, int i, unsigned *seed, pf_strbuf *out)
+ * threads than points (several rows a thread); or, half the time when the stage's sole
+ * consumer has a GPU gene, computed in that consumer's blocks (shared memory). gpu[i]: stage i
+ * got a GPU gene. */
+static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
+                       pf_strbuf *out)
 {
     static const int tx[] = { 8, 16, 32, 64 }, ty[] = { 1, 4, 8, 16 };
     const pf_stage *st = prog->stages[i];
+    int c = pf_exec_sole_consumer(prog, i);
+    if (c >= 0 && gpu[c] && pick(seed, 2)) {
+        pf_sb_printf(out, "%s exec at %s\n", st->name, prog->stages[c]->name);
+        return;
+    }
     if (st->serial || st->n_vars < 2 || st->n_vars > 3 || pick(seed, 4) == 0)
         return;
+    gpu[i] = true;
     int x = tx[pick(seed, 4)], y = ty[pick(seed, 4)];
     pf_sb_printf(out, "%s exec tile %d %d gpu", st->name, x, y);
     if (pick(seed, 2))
@@ -147,7 +156,7 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, pf_strbuf 
 static void test_random_gpu_schedules(void)
 {
     unsigned seed = 24;
-    int tried = 0, ran = 0;
+    int tried = 0, ran = 0, shared = 0;
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         pf_program *prog = cg_load_app(apps[a]);
         pf_param_values params;
@@ -159,13 +168,17 @@ static void test_random_gpu_schedules(void)
             pf_sb_init(&text);
             for (int l = 0; l < prog->n_loops; l++)
                 random_approx(prog, l, &seed, &text);
-            for (int i = 0; i < prog->n_stages; i++)
-                random_gpu(prog, i, &seed, &text);
+            bool gpu[64] = { false };
+            for (int i = prog->n_stages - 1; i >= 0; i--)  /* consumers first */
+                random_gpu(prog, i, &seed, gpu, &text);
             tried++;
             pf_error err;
             pf_plan *plan = pf_plan_parse(prog, pf_sb_str(&text), "<random>", &gpu_target, &err);
             if (plan) {
                 double d = jit_vs_interp(prog, &params, plan, in);
+                for (int i = 0; i < prog->n_stages; i++)
+                    shared += plan->stages[i].exec.at >= 0 &&
+                              plan->stages[plan->stages[i].exec.at].exec.gpu;
                 printf("\n    %-16s random GPU schedule %d max|diff| %.2g", prog->name, k, d);
                 if (d > 1e-5)
                     printf("\n%s", pf_sb_str(&text));
@@ -181,8 +194,10 @@ static void test_random_gpu_schedules(void)
         pf_params_free(&params);
         pf_program_free(prog);
     }
-    printf("\n    %d of %d random GPU schedules were valid and ran", ran, tried);
+    printf("\n    %d of %d random GPU schedules were valid and ran; %d producers in shared "
+           "memory", ran, tried, shared);
     CU_ASSERT(ran >= tried / 2);
+    CU_ASSERT(shared >= 3);
 }
 
 /* GPU genes are parsed, printed and refused like the others, with messages that say why. */
