@@ -311,9 +311,22 @@ static void release_native(pf_variant *v)
 
 /* ---- CUDA ---- */
 
-/* The kernels' PTX (written out when asked), then the driver. What runs the kernels from the
- * host (device buffers, the launches in the IR's order, the host's runtime calls) is the next
- * step of issue 24 (docs/gpu.md): until then a machine with a driver and a device is told so. */
+/* The driver loads the PTX and finds every kernel (so a GPU machine checks what ptxas alone
+ * cannot: the driver's JIT of it for the card). */
+static int load_kernels(pf_cuda *c, const pf_gpu_module *m, pf_error *err)
+{
+    void *module = NULL, *fn;
+    int rc = pf_cuda_load_ptx(c, m->ptx, &module, err);
+    for (int i = 0; rc == 0 && i < m->n_kernels; i++)
+        rc = pf_cuda_kernel(c, module, m->kernels[i].name, &fn, err);
+    pf_cuda_unload(c, module);
+    return rc;
+}
+
+/* The kernels' PTX (written out when asked), then the driver, which loads it. What runs the
+ * kernels from the host (device buffers, the launches in the IR's order, the host's runtime
+ * calls) is the next step of issue 24 (docs/gpu.md): until then a machine with a driver and a
+ * device is told so. */
 static int build_cuda(pf_variant *v, const ir_func *f, const pf_compile_options *o,
                       pf_error *err)
 {
@@ -322,13 +335,12 @@ static int build_cuda(pf_variant *v, const ir_func *f, const pf_compile_options 
         return -1;
     v->stats.gpu_kernels = m.n_kernels;
     int rc = o->emit_ptx ? pf_write_file_atomic(o->emit_ptx, m.ptx, m.ptx_len, err) : 0;
-    pf_gpu_module_free(&m);
     pf_cuda *c = rc ? NULL : pf_cuda_open(err);
-    if (!c)
-        return -1;
-    pf_fail(err, "CUDA: %s found, but running kernels from the host is not implemented yet "
-            "(--emit-ptx writes the kernels; docs/gpu.md)", pf_cuda_device_name(c));
+    if (c && load_kernels(c, &m, err) == 0)
+        pf_fail(err, "CUDA: %s loaded the %d kernels, but running them from the host is not "
+                "implemented yet (docs/gpu.md)", pf_cuda_device_name(c), m.n_kernels);
     pf_cuda_close(c);
+    pf_gpu_module_free(&m);
     return -1;
 }
 
