@@ -158,6 +158,7 @@ static int run_pipeline(const pf_run_request *a)
     pf_error err;
     pf_run_result r;
     if (pf_run(a, &r, &err) != 0) {
+        fputs(pf_sb_str(&r.dump), stdout);  /* what the stages before the failure made */
         pf_run_result_free(&r);
         pf_cli_error("%s", err.msg);
         return 1;
