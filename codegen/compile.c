@@ -165,12 +165,13 @@ static void keep_pass_stats(pf_variant_stats *s, const pf_pass_stats *ps)
 
 /* Lowering, then the passes. Each result is verified, so a broken pass is caught where it
  * runs. */
-static ir_func *lower_and_optimize(pf_arena *arena, const pf_variant *v,
+static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
+                                   const pf_param_values *params, const pf_plan *plan,
                                    const pf_compile_options *o, pf_variant_stats *stats,
                                    pf_error *err)
 {
     double t0 = pf_thread_cpu_ms();
-    ir_func *f = pf_lower(arena, v->prog, &v->params, v->plan, err);
+    ir_func *f = pf_lower(arena, prog, params, plan, err);
     if (!f || verify(f, "lowering", err))
         return NULL;
     if (dumping(o, "lower"))
@@ -178,7 +179,7 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_variant *v,
     double t1 = pf_thread_cpu_ms();
     stats->lower_ms = t1 - t0;
     pf_pass_stats ps = { 0 };
-    bool gpu = pf_plan_has_gpu(v->plan);
+    bool gpu = pf_plan_has_gpu(plan);
     for (size_t i = 0; f && i < sizeof passes / sizeof *passes; i++)
         if (passes[i].gpu || !gpu)
             f = run_pass(&passes[i], f, o, &ps, err);
@@ -191,6 +192,14 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_variant *v,
     if (o->emit_c_dir && pf_cgen_write_dir(f, "pf_pipeline", o->emit_c_dir, err))
         return NULL;
     return f;
+}
+
+ir_func *pf_variant_loop_ir(const pf_program *prog, const pf_param_values *params,
+                            const pf_plan *plan, pf_arena *arena, pf_error *err)
+{
+    pf_compile_options o = { 0 };
+    pf_variant_stats stats;
+    return lower_and_optimize(arena, prog, params, plan, &o, &stats, err);
 }
 
 /* ---- native code: the JIT and the C backend ---- */
@@ -434,7 +443,9 @@ pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *para
     note_missing_dump(v->be, o);
     pf_arena arena;
     pf_arena_init(&arena);
-    ir_func *f = v->be->loop_ir ? lower_and_optimize(&arena, v, o, &v->stats, err) : NULL;
+    ir_func *f = v->be->loop_ir ? lower_and_optimize(&arena, prog, &v->params, plan, o,
+                                                     &v->stats, err)
+                                : NULL;
     int rc = v->be->loop_ir && !f ? -1 : v->be->build(v, f, o, err);
     pf_arena_free(&arena);
     if (rc != 0) {

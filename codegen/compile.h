@@ -6,6 +6,7 @@
 #ifndef PF_CODEGEN_COMPILE_H
 #define PF_CODEGEN_COMPILE_H
 
+#include "base/arena.h"
 #include "base/buffer.h"
 #include "base/error.h"
 #include "base/strbuf.h"
@@ -58,6 +59,12 @@ typedef struct pf_variant pf_variant;
  * must be of this program. NULL with err on failure. */
 pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *params,
                              const pf_plan *plan, const pf_compile_options *o, pf_error *err);
+
+/* The final loop IR every loop-IR backend gets for prog, params and plan (lowering, then the
+ * passes the plan allows, each result verified), in arena; NULL with err. For tools and tests
+ * that look at the IR itself (the CUDA host side's launches, without a device). */
+struct ir_func *pf_variant_loop_ir(const pf_program *prog, const pf_param_values *params,
+                                   const pf_plan *plan, pf_arena *arena, pf_error *err);
 
 /* The plan target of this machine (its preferred vector width), for pf_plan_new & co. */
 pf_plan_target pf_host_plan_target(void);

@@ -122,8 +122,7 @@ int gpu_module_begin(emit *e, gpu_emit *g, const ir_func *f, const em_gpu_hooks 
     e->gpu_state = g;
     em_init_types(e);
     e->var = pf_xcalloc((size_t)f->n_vars + 1, sizeof *e->var);
-    e->buf_data = pf_xcalloc((size_t)f->n_buffers + 1, sizeof *e->buf_data);
-    em_define_tables(e);
+    em_define_tables(e);  /* module globals; each kernel's table points at them */
     g->module_var = e->var;
     /* extern __shared__ float pf_shared[] */
     g->shared = LLVMAddGlobalInAddressSpace(e->mod, LLVMArrayType(e->t_f32, 0), "pf_shared", 3);
@@ -143,6 +142,7 @@ pf_gpu_kernel *gpu_new_kernel(gpu_emit *g, const ir_stmt *s, int n_params)
     memset(k, 0, sizeof *k);
     snprintf(k->name, sizeof k->name, "pf_kernel_%d", m->n_kernels);
     m->n_kernels++;
+    k->nest = s;
     k->stage = s->kind == IR_S_FOR ? s->text : NULL;
     k->block[0] = k->block[1] = k->block[2] = 1;
     k->n_params = n_params;

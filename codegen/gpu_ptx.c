@@ -5,6 +5,7 @@
  * shared-memory windows. The device runtime, libdevice and PTX output are in gpu_rt.c. */
 #include "codegen/gpu_ptx.h"
 
+#include "codegen/gpu_host.h"
 #include "codegen/gpu_internal.h"
 
 #include <stdio.h>
@@ -187,18 +188,6 @@ static void kernel(emit *e, const ir_stmt *s, bool one_thread)
     gpu_end_kernel(e);
 }
 
-static bool has_block_loop(const ir_stmt *s)
-{
-    if (!s)
-        return false;
-    if (s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_GPU_BLOCK)
-        return true;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        if (has_block_loop(s->body[i]))
-            return true;
-    return s->kind != IR_S_BLOCK && (has_block_loop(s->then_s) || has_block_loop(s->else_s));
-}
-
 /* The host's statements: lets, allocations and runtime calls stay on the host (not emitted);
  * a block loop nest is a kernel; a host loop around kernels is walked into; any other loop
  * nest or store is a kernel of one thread. */
@@ -224,7 +213,7 @@ static void walk_host(emit *e, const ir_stmt *s)
     case IR_S_FOR:
         if (s->loop_kind == IR_LOOP_GPU_BLOCK)
             kernel(e, s, false);
-        else if (has_block_loop(s->then_s))
+        else if (pf_gpu_has_block_loop(s->then_s))
             walk_host(e, s->then_s);
         else
             kernel(e, s, true);

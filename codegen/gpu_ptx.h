@@ -16,6 +16,7 @@
 
 typedef struct pf_gpu_kernel {
     char name[32];       /* pf_kernel_N */
+    const ir_stmt *nest; /* its statement in the IR (gpu_host.h's launches name it) */
     const char *stage;   /* the label of its outermost loop (a stage's name), or NULL */
     int block[3];        /* threads of a block along x, y, z */
     int grid_dims;       /* block loops (0: a one-thread kernel) */

@@ -231,9 +231,10 @@ static void plan_parallel(lower_ctx *c, const pf_stage *st, const int *ids, nest
 }
 
 /* GPU (docs/gpu.md): a `gpu` stage's tile loops are block loops (the tile of x along the
- * grid's x, of y along y), a further variable's loop the grid's z, its x and y loops thread
- * loops over the tile; a producer computed in a GPU stage's blocks runs its x and y loops on
- * that stage's threads. Returns whether the loops are GPU loops. */
+ * grid's x, of y along y), a third variable's loop the grid's z (a fourth's stays a serial
+ * loop: on the host, around the launches), its x and y loops thread loops over the tile; a
+ * producer computed in a GPU stage's blocks runs its x and y loops on that stage's threads.
+ * Returns whether the loops are GPU loops. */
 static bool plan_gpu(lower_ctx *c, const pf_stage *st, const int *ids, nest_loop *out, int n)
 {
     const pf_exec_gene *g = lower_exec(c, st->index);

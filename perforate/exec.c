@@ -516,10 +516,10 @@ int pf_exec_validate_gpu(const pf_program *prog, int stage, const pf_exec_gene *
     if (st->serial)
         return pf_fail(err, "%s: 'gpu' does not apply to a serial (scatter) stage: its "
                        "iterations depend on each other", st->name);
-    if (st->n_vars < 2 || st->n_vars > 3)
-        return pf_fail(err, "%s: 'gpu' needs a stage of two or three variables (tiles of x and "
-                       "y are blocks, a third variable is the grid's z); it has %d", st->name,
-                       st->n_vars);
+    if (st->n_vars < 2)
+        return pf_fail(err, "%s: 'gpu' needs a stage of two to four variables (tiles of x and "
+                       "y are blocks, a third variable is the grid's z, a fourth a loop of "
+                       "launches); it has %d", st->name, st->n_vars);
     if (g->tile[0] <= 0 || g->tile[1] <= 0)
         return pf_fail(err, "%s: 'gpu' maps tiles to blocks: it needs 'tile TX TY' (e.g. '%s "
                        "exec tile 32 8 gpu')", st->name, st->name);

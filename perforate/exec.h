@@ -51,7 +51,8 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
                      const pf_approx_gene *approx, const pf_exec_gene *consumer,
                      const pf_approx_gene *consumer_approx, pf_error *err);
 
-/* `gpu`: a stage of two or three variables, not serial, tiled in x and y, computed root, in
+/* `gpu`: a stage of two to four variables (the fourth: a loop of launches on the host), not
+ * serial, tiled in x and y, computed root, in
  * the default order, without vectorize, parallel or unroll; at most PF_EXEC_MAX_THREADS
  * threads, none more than the tile's points. (A stage `at` a GPU stage is checked by
  * pf_exec_validate: it takes nothing of its own.) */

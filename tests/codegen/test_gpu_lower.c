@@ -143,7 +143,7 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
         pf_sb_printf(out, "%s exec at %s\n", st->name, prog->stages[c]->name);
         return;
     }
-    if (st->serial || st->n_vars < 2 || st->n_vars > 3 || pick(seed, 4) == 0)
+    if (st->serial || st->n_vars < 2 || pick(seed, 4) == 0)
         return;
     gpu[i] = true;
     int x = tx[pick(seed, 4)], y = ty[pick(seed, 4)];
