@@ -77,8 +77,12 @@ static int launches(const char *app, const char *schedule, int w, int h, recorde
     int rc = pf_gpu_host_run(f, (const int64_t(*)[IR_MAX_DIMS])ext, &ops, err);
     pf_gpu_module m;
     pf_error perr;
-    CU_ASSERT_EQUAL_FATAL(pf_gpu_emit_ptx(f, NULL, NULL, &m, &perr), 0);
-    for (int i = 0; i < r->n && i < 16; i++) {
+    char lib[1024];
+    if (pf_gpu_emit_ptx(f, NULL, NULL, &m, &perr) != 0) {  /* math without libdevice: SKIP */
+        printf("\n    SKIP (kernel names) %s: %s", app, perr.msg);
+        CU_ASSERT(strstr(perr.msg, "libdevice") && !pf_gpu_libdevice_path(lib, sizeof lib));
+    }
+    for (int i = 0; i < r->n && i < 16 && m.ptx; i++) {
         bool found = false;
         for (int k = 0; k < m.n_kernels; k++)
             found = found || m.kernels[k].nest == r->l[i].nest;
