@@ -6,6 +6,7 @@
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
 
+#include "codegen/ir.h"
 #include "perforate/exec.h"
 
 #include <stdio.h>
@@ -244,5 +245,57 @@ static void test_gpu_genes(void)
     pf_program_free(p);
 }
 
-PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_default_gpu_schedule),
+/* ---- the verifier's GPU rules ---- */
+
+/* out[x] = 0 for x in a loop of kind `inner` (width w) inside a loop of kind `outer`, with a
+ * barrier inside the inner loop when asked; ir_verify's message, or "" when it accepts. */
+static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bool barrier,
+                               char *msg, size_t cap)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = ir_func_new(&arena, "gpu_rules");
+    ir_buffer *out = ir_buffer_new(f, "out", IR_BUF_OUTPUT, 1);
+    f->n_outputs = 1;
+    f->args = PF_NEW_ARRAY(&arena, ir_buffer *, 1);
+    f->args[0] = out;
+    out->extent_is_param[0] = true;
+    ir_var *b = ir_var_new(f, "b", IR_I32, IR_VAR_LOOP), *x = ir_var_new(f, "x", IR_I32,
+                                                                          IR_VAR_LOOP);
+    ir_expr *idx[1] = { ir_ref(f, x) };
+    ir_list body = { 0 };
+    ir_list_push(f, &body, ir_store(f, out, idx, ir_const_f32(f, 0.0f), 1, false));
+    if (barrier)
+        ir_list_push(f, &body, ir_barrier(f));
+    ir_stmt *in = ir_for(f, x, ir_const_i32(f, 0), ir_ref(f, out->extent[0]), ir_const_i32(f, 1),
+                         inner, ir_list_block(f, &body));
+    in->width = w;
+    ir_stmt *o = ir_for(f, b, ir_const_i32(f, 0), ir_const_i32(f, 1), ir_const_i32(f, 1), outer,
+                        in);
+    o->width = 1;
+    f->body = o;
+    msg[0] = '\0';
+    ir_verify(f, msg, cap);
+    pf_arena_free(&arena);
+    return msg;
+}
+
+static void test_verifier_gpu_rules(void)
+{
+    char m[512];
+    CU_ASSERT_STRING_EQUAL(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD, 256, false, m,
+                                       sizeof m), "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_SERIAL, IR_LOOP_GPU_THREAD, 256, false, m,
+                                              sizeof m), "outside a block loop"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD, 2048, false,
+                                              m, sizeof m), "more than 1024 threads"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD, 256, true, m,
+                                              sizeof m), "barrier"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_PARALLEL, 1, false, m,
+                                              sizeof m), "inside a GPU loop"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_GPU_THREAD, IR_LOOP_GPU_BLOCK, 1, false, m,
+                                              sizeof m), "outside a block loop"));
+}
+
+PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules), PF_TEST(test_default_gpu_schedule),
               PF_TEST(test_random_gpu_schedules))
