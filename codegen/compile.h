@@ -39,6 +39,10 @@ typedef struct pf_compile_options {
     const char *dump_ir;      /* write the final loop IR here (text), or NULL */
     const char *emit_llvm;    /* write the optimized LLVM IR here, or NULL */
     const char *emit_c_dir;   /* write NAME.c/NAME.h/perfora_rt.* here, or NULL */
+    const char *emit_c_name;  /* the function emit_c_dir's files define (NULL: pf_pipeline) */
+    const char *emit_object;  /* JIT: also write the module as an object file for this CPU
+                                 (jit.h: pf_jit_write_object), or NULL */
+    const char *emit_object_name;  /* the function emit_object defines (NULL: pf_pipeline) */
     const char *work_dir;     /* C backend: where to build (default: a fresh dir in $TMPDIR) */
     /* One stage's output (pf_compile_stage_names: "lower", each pass, "llvm") is appended to
      * `dump` when dump_stage names it; "(unchanged)" when a pass changed nothing. */
