@@ -12,7 +12,8 @@ static const char export_usage[] =
     "       perfora export APP.pf [--schedule FILE] [--param NAME=VALUE ...] --out DIR\n"
     "                      [--name NAME] [--no-object] [--quiet]\n"
     "  RUN              a run directory of perfora tune; K numbers its frontier as perfora\n"
-    "                   report does (variant 0: the lowest error)\n"
+    "                   report does (variant 0: the lowest error), or 'fastest': the fastest\n"
+    "                   variant within the run's error cap (--max-error of perfora tune)\n"
     "  APP.pf           a pipeline, with a schedule file (default: the exact program)\n"
     "  --out DIR        the library's directory (absent, empty, or an earlier export)\n"
     "  --name NAME      the function and library name (default: the pipeline's)\n"
@@ -41,6 +42,10 @@ static bool is_run(const char *path)
 
 static int parse_variant(const char *s, int *out)
 {
+    if (strcmp(s, "fastest") == 0) {
+        *out = PF_EXPORT_FASTEST;
+        return 0;
+    }
     char *end;
     long v = strtol(s, &end, 10);
     if (!*s || *end || v < 0 || v > 1000000)
@@ -52,6 +57,7 @@ static int parse_variant(const char *s, int *out)
 int pf_cmd_export(int argc, char **argv)
 {
     pf_export_options o = { .variant = -1 };
+    bool variant = false;
     const char *params[EXPORT_MAX_PARAMS], *source = NULL;
     bool quiet = false;
     for (int i = 1; i < argc; i++) {
@@ -62,8 +68,9 @@ int pf_cmd_export(int argc, char **argv)
             return 0;
         } else if (strcmp(s, "--variant") == 0 && arg) {
             if (parse_variant(argv[++i], &o.variant))
-                return pf_cli_usage("export", "--variant '%s': a frontier index 0, 1, 2, ...",
-                                    argv[i]);
+                return pf_cli_usage("export", "--variant '%s': a frontier index 0, 1, 2, ... "
+                                    "or fastest", argv[i]);
+            variant = true;
         } else if (strcmp(s, "--out") == 0 && arg) {
             o.out = argv[++i];
         } else if (strcmp(s, "--name") == 0 && arg) {
@@ -89,7 +96,7 @@ int pf_cmd_export(int argc, char **argv)
     if (!o.out)
         return pf_cli_usage("export", "where to? (--out DIR)");
     if (is_run(source)) {
-        if (o.variant < 0)
+        if (!variant)
             return pf_cli_usage("export", "which variant of the run? (--variant K; perfora "
                                 "report lists them)");
         if (o.schedule || o.n_params)
@@ -97,7 +104,7 @@ int pf_cmd_export(int argc, char **argv)
                                 "--schedule and --param are for a .pf program");
         o.run = source;
     } else {
-        if (o.variant >= 0)
+        if (variant)
             return pf_cli_usage("export", "--variant is for a run directory, and %s is not one "
                                 "(no config.json)", source);
         o.program = source;

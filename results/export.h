@@ -14,9 +14,13 @@
 
 #define PF_EXPORT_MANIFEST ".perfora-export"  /* the files an export wrote, one per line */
 
+/* The frontier's fastest variant whose error is within the run's error cap (--max-error). */
+#define PF_EXPORT_FASTEST (-2)
+
 typedef struct pf_export_options {
     const char *run;            /* a run directory of perfora tune, or NULL */
-    int variant;                /* with run: the frontier variant (the report's numbering) */
+    int variant;                /* with run: the frontier variant (the report's numbering), or
+                                   PF_EXPORT_FASTEST */
     const char *program;        /* without run: the .pf file */
     const char *schedule;       /* without run: the schedule file (NULL: the exact program) */
     const char *const *params;  /* without run: "name=value" overrides (a run uses its own) */

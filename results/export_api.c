@@ -105,13 +105,34 @@ static void comment_lines(pf_strbuf *h, const char *indent, const char *text)
     }
 }
 
+/* A comma-separated list as comment lines of at most about 90 columns. */
+static void wrapped(pf_strbuf *h, const char *list)
+{
+    int col = 0;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, " ");
+        if (col == 0 || col + (int)n > 86) {
+            pf_sb_puts(h, col ? "\n *   " : " *   ");
+            col = 5;
+        } else {
+            pf_sb_putc(h, ' ');
+            col++;
+        }
+        pf_sb_printf(h, "%.*s", (int)n, p);
+        col += (int)n;
+        p += n;
+        p += strspn(p, " ");
+    }
+    pf_sb_putc(h, '\n');
+}
+
 static void measured(pf_strbuf *h, const char *split, const pf_export_measure *m)
 {
     if (!m->have)
         return;
-    pf_sb_printf(h, " *   %-8s %.2fx faster than the exact program (relative time %.3f, "
-                 "quartile means %.3f-%.3f),\n *            error %.3g, PSNR %.1f dB, SSIM %.4f,"
-                 " mean of %d image%s\n", split, m->speedup, 1 / m->speedup, m->time_lo,
+    pf_sb_printf(h, " *   %-8s %.2fx faster than the exact program (relative time %.3f,\n"
+                 " *            quartile means %.3f-%.3f), error %.3g, PSNR %.1f dB, SSIM %.4f,"
+                 "\n *            mean of %d image%s\n", split, m->speedup, 1 / m->speedup, m->time_lo,
                  m->time_hi, m->error, m->psnr, m->ssim, m->images, m->images == 1 ? "" : "s");
 }
 
@@ -159,12 +180,16 @@ static void describe(const pf_export_source *s, const pf_export_target *t, pf_st
     param_lines(s, h);
     if (t->object) {
         pf_sb_printf(h, " * Code: %s_aot.o, compiled by LLVM ahead of time from the module the "
-                     "JIT runs, for\n * the CPU of the machine that exported it: %s (%s). "
-                     "%s.c calls it when the\n * running CPU has ", t->name, t->cpu, t->triple,
+                     "JIT runs, for the\n * CPU of the machine that exported it: %s (%s).\n"
+                     " * %s.c calls it when the running CPU has (checked once):\n", t->name,
+                     t->cpu, t->triple, t->name);
+        pf_strbuf w;
+        pf_sb_init(&w);
+        cpu_checks(t, true, &w);
+        wrapped(h, pf_sb_str(&w));
+        pf_sb_free(&w);
+        pf_sb_printf(h, " * otherwise the C source %s_pipeline.c (portable, usually slower).\n",
                      t->name);
-        cpu_checks(t, true, h);
-        pf_sb_printf(h, " (checked once);\n * otherwise the C source %s_pipeline.c (portable, "
-                     "usually slower).\n", t->name);
     } else {
         pf_sb_printf(h, " * Code: the C source %s_pipeline.c only (exported without an LLVM "
                      "object).\n", t->name);

@@ -73,6 +73,19 @@ static int set_params(pf_export_source *s, const char *const *params, int n, pf_
     return 0;
 }
 
+/* The frontier is sorted by error, so its time falls: the last variant within the cap. */
+static int fastest(const pf_report_run *r, const char *run, pf_error *err)
+{
+    int k = -1;
+    for (int i = 0; i < r->n_front; i++)
+        if (r->recs[r->front[i]].error <= r->cfg.max_error)
+            k = i;
+    if (k < 0)
+        pf_fail(err, "%s: no frontier variant has an error within the run's cap (%g)", run,
+                r->cfg.max_error);
+    return k;
+}
+
 static int from_run(const pf_export_options *o, pf_export_source *s, pf_error *err)
 {
     if (check_not_running(o->run, err))
@@ -80,25 +93,27 @@ static int from_run(const pf_export_options *o, pf_export_source *s, pf_error *e
     pf_report_run r;
     if (pf_report_run_load(&r, o->run, err) != 0)
         return -1;
-    int rc = 0;
+    int rc = 0, k = o->variant;
     if (r.n_front == 0)
         rc = pf_fail(err, "%s has no frontier variant yet (no valid evaluation)", o->run);
-    else if (o->variant < 0 || o->variant >= r.n_front)
+    else if (k == PF_EXPORT_FASTEST && (k = fastest(&r, o->run, err)) < 0)
+        rc = -1;
+    else if (k < 0 || k >= r.n_front)
         rc = pf_fail(err, "%s: no variant %d: its frontier has variants 0 to %d (perfora report "
-                     "lists them)", o->run, o->variant, r.n_front - 1);
+                     "lists them)", o->run, k, r.n_front - 1);
     if (rc == 0 && !(s->prog = pf_report_run_program(&r, err)))
         rc = -1;
     if (rc == 0)
         rc = set_params(s, (const char *const *)r.cfg.eval.params, r.cfg.eval.n_params, err);
     if (rc == 0) {
-        const pf_eval_record *rec = &r.recs[r.front[o->variant]];
+        const pf_eval_record *rec = &r.recs[r.front[k]];
         s->schedule = pf_xstrdup(rec->schedule);
         measure(rec, &s->train);
-        measure(r.test[o->variant] >= 0 ? &r.recs[r.test[o->variant]] : NULL, &s->test);
+        measure(r.test[k] >= 0 ? &r.recs[r.test[k]] : NULL, &s->test);
         pf_strbuf sb;
         pf_sb_init(&sb);
         pf_sb_printf(&sb, "frontier variant %d of %d of the run %s (pipeline %s, perfora %s%s)",
-                     o->variant, r.n_front, o->run, r.pipeline ? r.pipeline : "?",
+                     k, r.n_front, o->run, r.pipeline ? r.pipeline : "?",
                      r.version ? r.version : "?", r.finished ? "" : "; the run is unfinished");
         s->origin = pf_sb_take(&sb);
         s->run_host = rec->host ? pf_xstrdup(rec->host) : NULL;

@@ -211,14 +211,19 @@ static void remove_stale(const char *out)
     free(copy);
 }
 
-char *pf_report_dir_begin(const char *out, pf_error *err)
+char *pf_report_dir_begin(const char *out_given, pf_error *err)
 {
+    /* "OUT/" names OUT: the sibling is OUT.partial-PID, not a directory inside it. */
+    char *out = pf_xstrdup(out_given);
+    for (size_t n = strlen(out); n > 1 && out[n - 1] == '/'; n--)
+        out[n - 1] = '\0';
     remove_stale(out);
     char name[64];
     snprintf(name, sizeof name, ".partial-%ld", (long)getpid());
     char *tmp = pf_xmalloc(strlen(out) + strlen(name) + 1);
     strcpy(tmp, out);
     strcat(tmp, name);
+    free(out);
     remove_tree(tmp);
     if (pf_mkdir_p(tmp, err) != 0) {
         free(tmp);

@@ -5,7 +5,8 @@
 # Cases: the paper's blur variant (apps/blur_paper.sched; every build, the C source alone too,
 # the error codes, ldd/nm) and one perforated schedule of every app (tests/export/schedules/,
 # a make build at -O1: the object is what runs; see docs/export.md).
-#   test_export_build.sh PERFORA EXPORT_REF SOURCE_DIR WORK_DIR [CASE...]
+#   test_export_build.sh PERFORA EXPORT_REF SOURCE_DIR WORK_DIR [paper|apps|APP...]
+# (default: paper and apps; CTest runs the two as separate tests, side by side)
 set -euo pipefail
 perfora=$1 ref=$2 src=$3 work=$4
 shift 4
@@ -87,11 +88,16 @@ app_case() {
   compare "$dir" "$(client "$dir" "$name" "$dir/mk/lib$name.so")" 1 --no-errors --want-object
 }
 
-cases=("$@")
-if [[ ${#cases[@]} -eq 0 ]]; then
-  cases=(paper)
-  for s in "$src"/tests/export/schedules/*.sched; do cases+=("$(basename "$s" .sched)"); done
-fi
+cases=()
+for c in "${@:-paper apps}"; do
+  for w in $c; do
+    if [[ $w == apps ]]; then
+      for s in "$src"/tests/export/schedules/*.sched; do cases+=("$(basename "$s" .sched)"); done
+    else
+      cases+=("$w")
+    fi
+  done
+done
 for c in "${cases[@]}"; do
   if [[ $c == paper ]]; then paper_case; else app_case "$c"; fi
 done

@@ -86,6 +86,17 @@ static void test_files_of_a_program_export(void)
     char *c = rt_read(out, "blurx.c");
     CU_ASSERT_PTR_NOT_NULL(strstr(c, "if (out_extent[0] != size_W)"));
     CU_ASSERT(!partial_left(out));
+    /* Again into "OUT/": the earlier export is replaced, nothing is left inside it. */
+    char slash[512];
+    snprintf(slash, sizeof slash, "%s/", out);
+    CU_ASSERT_EQUAL(export_program(slash, NULL, false, &err), 0);
+    CU_ASSERT(!rt_exists(out, "blurx_aot.o"));
+    DIR *d = opendir(out);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        CU_ASSERT_PTR_NULL(strstr(e->d_name, ".partial-"));
+    if (d)
+        closedir(d);
     free(obj), free(h), free(c);
 }
 
@@ -115,6 +126,18 @@ static void test_run_export_carries_the_measurements(void)
     CU_ASSERT_EQUAL(pf_export_write(&o, &res, &err), 0);
     sched = rt_read(out, "blur.sched");
     CU_ASSERT_STRING_EQUAL(sched, r.recs[r.front[0]].schedule);
+    free(sched);
+    pf_export_result_free(&res);
+    /* The fastest within the run's error cap. */
+    int fast = -1;
+    for (int i = 0; i < r.n_front; i++)
+        if (r.recs[r.front[i]].error <= r.cfg.max_error)
+            fast = i;
+    CU_ASSERT_FATAL(fast > 0);
+    o.variant = PF_EXPORT_FASTEST;
+    CU_ASSERT_EQUAL(pf_export_write(&o, &res, &err), 0);
+    sched = rt_read(out, "blur.sched");
+    CU_ASSERT_STRING_EQUAL(sched, r.recs[r.front[fast]].schedule);
     free(sched);
     pf_export_result_free(&res);
     /* Out of range: the message gives the range. */
