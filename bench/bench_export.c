@@ -1,7 +1,7 @@
 /* Exported library against the JIT (docs/export.md): for the paper's blur variant and the
  * perforated schedule of every app in tests/export/schedules/, perfora export writes the
  * library, make builds it (shared, -O3), and the bench loads it with dlopen; then, on one
- * 820x614 photo at 1 and 2 threads, rounds that time a block of calls of each (in alternating
+ * 820x614 photo (natural_0) at 1 and 2 threads, rounds that time a block of calls of each (in alternating
  * order) give one ratio exported/JIT per round; the median ratio is printed, with the
  * outputs' largest difference. Ratios measured in one run, pair by pair: on a shared machine
  * only these mean anything (label them with the load the header prints).
@@ -125,7 +125,7 @@ static int measure(pf_variant *v, const lib *l, pf_image *in, int threads, int r
 static int bench_case(const char *label, const char *app, const char *sched, const char *dir,
                       pf_image *photo, int rounds, pf_error *err)
 {
-    bench_prog bp;
+    bench_prog bp = { 0 };
     if (bench_prog_load(&bp, app, err))
         return -1;
     const pf_plan *plan = bench_plan(&bp, sched, err);
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
     if (rounds < 3)
         rounds = 3;
     pf_error err;
-    pf_image *photo = bench_photo("man_made_opencv-notebook_820x614.png", 820, 614, &err);
+    pf_image *photo = bench_photo(BENCH_TRAIN "/natural_0_820x614.png", 820, 614, &err);
     char dir[] = "/tmp/bench-export-XXXXXX";
     if (!photo || !mkdtemp(dir)) {
         fprintf(stderr, "bench_export: %s\n", photo ? "no temporary directory" : err.msg);

@@ -12,24 +12,9 @@
 #include "results/report_dir.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void note(const pf_export_options *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note(const pf_export_options *o, const char *fmt, ...)
-{
-    if (!o->note)
-        return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    o->note(o->note_ctx, line);
-}
 
 /* A C identifier that cannot collide with the runtime's names or the files beside it. */
 static int check_name(const char *name, pf_error *err)
@@ -117,8 +102,12 @@ static void host_target(pf_export_target *t)
 static int export_into(const pf_export_options *o, const pf_export_source *s,
                        const pf_export_target *t, const char *tmp, pf_error *err)
 {
-    note(o, "export: compiling %s (%s)", s->prog->name, t->object ? "C source and LLVM object"
-                                                                  : "C source");
+    if (o->note) {
+        char line[256];
+        snprintf(line, sizeof line, "export: compiling %s (%s)", s->prog->name,
+                 t->object ? "C source and LLVM object" : "C source");
+        o->note(o->note_ctx, line);
+    }
     if (build_code(o, s, t, tmp, err) != 0 || write_files(s, t, tmp, err) != 0)
         return -1;
     return 0;

@@ -1,7 +1,7 @@
-/* An exported library's public function: NAME.h (documented: layouts, error codes, the
- * schedule and what the run measured) and NAME.c (the checks of extents and strides the
+/* An exported library's public function, NAME.c: the checks of extents and strides the
  * driver's pf_bind makes inside perfora, then the variant's code: the LLVM object when the
- * running CPU has what it was compiled for, else the C backend's source). */
+ * running CPU has what it was compiled for, else the C backend's source. The header
+ * (export_header.c) documents it. */
 #include "results/export_internal.h"
 
 #include "base/arena.h"
@@ -28,7 +28,7 @@ static bool has_feature(const char *features, const char *name)
 
 /* The features of the list the object was compiled with, " and "-separated into out as
  * __builtin_cpu_supports calls (words: a readable list instead). */
-static void cpu_checks(const pf_export_target *t, bool words, pf_strbuf *out)
+void pf_export_cpu_checks(const pf_export_target *t, bool words, pf_strbuf *out)
 {
     int n = 0;
     for (size_t i = 0; i < sizeof x86_features / sizeof *x86_features; i++) {
@@ -45,7 +45,7 @@ static void cpu_checks(const pf_export_target *t, bool words, pf_strbuf *out)
         pf_sb_puts(out, words ? "(none of the checked list)" : "1");
 }
 
-static void upper(const char *s, char *out, size_t n)
+void pf_export_upper(const char *s, char *out, size_t n)
 {
     size_t i = 0;
     for (; s[i] && i + 1 < n; i++)
@@ -71,7 +71,7 @@ static bool uses_run_values(const pf_expr *e)
 
 /* "W" when extent d of img is a size name, else its constant (in *value); -1 with err when it
  * is neither (an output extent computed from sizes). */
-static int extent_of(const pf_export_source *s, const pf_image_decl *img, int d,
+int pf_export_extent(const pf_export_source *s, const pf_image_decl *img, int d,
                      const char **size, int32_t *value, pf_error *err)
 {
     const pf_expr *e = img->extents[d];
@@ -90,130 +90,7 @@ static int extent_of(const pf_export_source *s, const pf_image_decl *img, int d,
                    s->prog->file_name, img->name, d);
 }
 
-/* ---- NAME.h ---- */
-
-static void comment_lines(pf_strbuf *h, const char *indent, const char *text)
-{
-    const char *p = text;
-    while (*p) {
-        size_t n = strcspn(p, "\n");
-        if (n > 0 && strncmp(p, "# perfora schedule", 18) != 0)
-            pf_sb_printf(h, " * %s%.*s\n", indent, (int)n, p);
-        p += n;
-        if (*p)
-            p++;
-    }
-}
-
-/* A comma-separated list as comment lines of at most about 90 columns. */
-static void wrapped(pf_strbuf *h, const char *list)
-{
-    int col = 0;
-    for (const char *p = list; *p;) {
-        size_t n = strcspn(p, " ");
-        if (col == 0 || col + (int)n > 86) {
-            pf_sb_puts(h, col ? "\n *   " : " *   ");
-            col = 5;
-        } else {
-            pf_sb_putc(h, ' ');
-            col++;
-        }
-        pf_sb_printf(h, "%.*s", (int)n, p);
-        col += (int)n;
-        p += n;
-        p += strspn(p, " ");
-    }
-    pf_sb_putc(h, '\n');
-}
-
-static void measured(pf_strbuf *h, const char *split, const pf_export_measure *m)
-{
-    if (!m->have)
-        return;
-    pf_sb_printf(h, " *   %-8s %.2fx faster than the exact program (relative time %.3f,\n"
-                 " *            quartile means %.3f-%.3f), error %.3g, PSNR %.1f dB, SSIM %.4f,"
-                 "\n *            mean of %d image%s\n", split, m->speedup, 1 / m->speedup, m->time_lo,
-                 m->time_hi, m->error, m->psnr, m->ssim, m->images, m->images == 1 ? "" : "s");
-}
-
-static void param_lines(const pf_export_source *s, pf_strbuf *h)
-{
-    if (s->prog->n_params == 0) {
-        pf_sb_puts(h, " * Parameters: none.\n");
-        return;
-    }
-    pf_sb_puts(h, " * Parameters, fixed when it was exported (perfora compiles them in):\n");
-    for (int i = 0; i < s->prog->n_params; i++) {
-        const pf_param_decl *p = s->prog->params[i];
-        pf_value v = s->pv.values[i];
-        if (p->type == PF_T_FLOAT)
-            pf_sb_printf(h, " *   %s = %.9g\n", p->name, (double)v.f);
-        else if (p->type == PF_T_BOOL)
-            pf_sb_printf(h, " *   %s = %s\n", p->name, v.b ? "true" : "false");
-        else
-            pf_sb_printf(h, " *   %s = %d\n", p->name, (int)v.i);
-    }
-}
-
-static void describe(const pf_export_source *s, const pf_export_target *t, pf_strbuf *h)
-{
-    pf_sb_printf(h, "/* %s.h: pipeline '%s' (%s), one variant exported by perfora %s.\n *\n",
-                 t->name, s->prog->name, s->prog->file_name, PF_VERSION);
-    pf_sb_printf(h, " * From: %s.\n * Schedule (perfora's text; also in %s.sched):\n", s->origin,
-                 t->name);
-    comment_lines(h, "  ", s->schedule);
-    if (strspn(s->schedule + strcspn(s->schedule, "\n"), "\n \t") ==
-        strlen(s->schedule + strcspn(s->schedule, "\n")))
-        pf_sb_puts(h, " *   (none: the exact program)\n");
-    pf_sb_puts(h, " * In words:\n");
-    comment_lines(h, "  ", s->genes);
-    if (s->train.have || s->test.have) {
-        pf_sb_printf(h, " * Measured by the search, on its machine%s%s%s, against the exact "
-                     "program\n * compiled by the same JIT; error: %s:\n",
-                     s->run_host ? " (" : "", s->run_host ? s->run_host : "",
-                     s->run_host ? ")" : "", s->metric);
-        measured(h, "training", &s->train);
-        measured(h, "test", &s->test);
-    } else {
-        pf_sb_puts(h, " * Not measured: exported from a schedule, not from a search run.\n");
-    }
-    param_lines(s, h);
-    if (t->object) {
-        pf_sb_printf(h, " * Code: %s_aot.o, compiled by LLVM ahead of time from the module the "
-                     "JIT runs, for the\n * CPU of the machine that exported it: %s (%s).\n"
-                     " * %s.c calls it when the running CPU has (checked once):\n", t->name,
-                     t->cpu, t->triple, t->name);
-        pf_strbuf w;
-        pf_sb_init(&w);
-        cpu_checks(t, true, &w);
-        wrapped(h, pf_sb_str(&w));
-        pf_sb_free(&w);
-        pf_sb_printf(h, " * otherwise the C source %s_pipeline.c (portable, usually slower).\n",
-                     t->name);
-    } else {
-        pf_sb_printf(h, " * Code: the C source %s_pipeline.c only (exported without an LLVM "
-                     "object).\n", t->name);
-    }
-    pf_sb_puts(h, " */\n");
-}
-
-static void image_doc(const pf_export_source *s, const pf_image_decl *img, pf_strbuf *h)
-{
-    pf_sb_printf(h, " *   %s%s[", img->role == PF_IMAGE_INPUT ? "input  " : "output ", img->name);
-    for (int d = 0; d < img->ndims; d++) {
-        const char *size;
-        int32_t v = 0;
-        if (extent_of(s, img, d, &size, &v, NULL) != 0)
-            size = "?";
-        if (size)
-            pf_sb_printf(h, "%s%s", d ? ", " : "", size);
-        else
-            pf_sb_printf(h, "%s%d", d ? ", " : "", (int)v);
-    }
-    pf_sb_puts(h, "]\n");
-}
-
-static void signature(const pf_export_source *s, const pf_export_target *t, pf_strbuf *out)
+void pf_export_signature(const pf_export_source *s, const pf_export_target *t, pf_strbuf *out)
 {
     pf_sb_printf(out, "int %s(", t->name);
     for (int i = 0; i < s->prog->n_inputs + s->prog->n_outputs; i++) {
@@ -226,60 +103,19 @@ static void signature(const pf_export_source *s, const pf_export_target *t, pf_s
     pf_sb_puts(out, ",\n        int threads)");
 }
 
-static void write_header(const pf_export_source *s, const pf_export_target *t, pf_strbuf *h)
-{
-    char up[80];
-    upper(t->name, up, sizeof up);
-    describe(s, t, h);
-    pf_sb_printf(h, "#ifndef %s_H\n#define %s_H\n\n#include <stdint.h>\n\n#ifdef __cplusplus\n"
-                 "extern \"C\" {\n#endif\n\n", up, up);
-    pf_sb_printf(h, "#if defined(__GNUC__) && __GNUC__ >= 4\n#define %s_API "
-                 "__attribute__((visibility(\"default\")))\n#else\n#define %s_API\n#endif\n\n",
-                 up, up);
-    pf_sb_printf(h, "#define %s_OK 0\n"
-                 "#define %s_ERROR_ARGUMENT 1 /* a NULL pointer, or threads < 0 */\n"
-                 "#define %s_ERROR_EXTENT 2   /* an extent < 1 or > INT32_MAX, an image of more "
-                 "than 2^31\n                                 elements, a size that differs "
-                 "between images, or an\n                                 output whose extents "
-                 "are not the pipeline's */\n"
-                 "#define %s_ERROR_STRIDE 3   /* a stride[0] that is not 1 */\n"
-                 "#define %s_ERROR_MEMORY 4   /* memory ran out (or an intermediate image "
-                 "exceeds 2^31\n                                 elements) */\n\n",
-                 up, up, up, up, up);
-    pf_sb_printf(h, "/* Runs the variant. Images (perfora's layout, docs/export.md): floats, "
-                 "element\n * (i0, i1, i2, i3) at data[i0*stride[0] + i1*stride[1] + ...], "
-                 "strides in floats\n * (not bytes), stride[0] = 1; an RGB image of W x H is "
-                 "extents {W, H, 3}, dimension 0\n * running along a row. Pixel values as perfora "
-                 "reads 8-bit images: 0..1. Extents:\n");
-    for (int i = 0; i < s->prog->n_inputs + s->prog->n_outputs; i++)
-        image_doc(s, s->prog->images[i], h);
-    pf_sb_printf(h, " * Inputs are only read; outputs are wholly written and must not overlap "
-                 "the inputs.\n * threads: threads for the parallel loops (0: one per core); "
-                 "it sets the library's\n * pool for every later call, so give every "
-                 "concurrent caller the same value.\n * Returns %s_OK, or one of the errors "
-                 "above (then the outputs are untouched unless\n * %s_ERROR_MEMORY). */\n"
-                 "%s_API ", up, up, up);
-    signature(s, t, h);
-    pf_sb_printf(h, ";\n\n/* A sentence for an error code (static storage). */\n"
-                 "%s_API const char *%s_error_string(int code);\n\n"
-                 "/* Which code this machine runs: 1 the LLVM object, 0 the C source. */\n"
-                 "%s_API int %s_uses_object(void);\n\n"
-                 "#ifdef __cplusplus\n}\n#endif\n\n#endif\n", up, t->name, up, t->name);
-}
-
 /* ---- NAME.c ---- */
 
 static void code_choice(const pf_export_target *t, pf_strbuf *c)
 {
     char up[80];
-    upper(t->name, up, sizeof up);
+    pf_export_upper(t->name, up, sizeof up);
     pf_sb_printf(c, "/* The LLVM object (%s_AOT: the build links %s_aot.o) when this CPU has "
                  "what it was\n * compiled for (%s), else the C source. */\n"
                  "#if defined(%s_AOT) && %s_AOT\nint %s_aot(const pf_buffer *buffers);\n\n"
                  "static int cpu_has_features(void)\n{\n"
                  "#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))\n"
                  "    __builtin_cpu_init();\n    return ", up, t->name, t->cpu, up, up, t->name);
-    cpu_checks(t, false, c);
+    pf_export_cpu_checks(t, false, c);
     pf_sb_printf(c, ";\n#else\n    return 0;\n#endif\n}\n#endif\n\nint %s_uses_object(void)\n{\n"
                  "#if defined(%s_AOT) && %s_AOT\n    static int use = -1;\n"
                  "    if (use < 0)  /* every thread computes the same value */\n"
@@ -313,7 +149,7 @@ static int extent_checks(const pf_export_source *s, const pf_image_decl *img, bo
     for (int d = 0; d < img->ndims; d++) {
         const char *size;
         int32_t v = 0;
-        if (extent_of(s, img, d, &size, &v, err) != 0)
+        if (pf_export_extent(s, img, d, &size, &v, err) != 0)
             return -1;
         int k = -1;
         for (int i = 0; size && i < s->prog->n_sizes; i++)
@@ -352,7 +188,7 @@ static int write_source(const pf_export_source *s, const pf_export_target *t, pf
     pf_sb_puts(c, "static ");
     pf_strbuf sig;
     pf_sb_init(&sig);
-    signature(s, t, &sig);
+    pf_export_signature(s, t, &sig);
     pf_sb_printf(c, "int check_all%s\n{\n    int rc;\n", strchr(pf_sb_str(&sig), '('));
     pf_sb_free(&sig);
     for (int i = 0; i < n; i++) {
@@ -374,7 +210,7 @@ static void write_entry(const pf_export_source *s, const pf_export_target *t, pf
 {
     const pf_program *p = s->prog;
     int n = p->n_inputs + p->n_outputs;
-    signature(s, t, c);
+    pf_export_signature(s, t, c);
     pf_sb_puts(c, "\n{\n    int rc = check_all(");
     for (int i = 0; i < n; i++) {
         const char *m = p->images[i]->name;
@@ -390,7 +226,7 @@ static void write_entry(const pf_export_source *s, const pf_export_target *t, pf
     pf_sb_puts(c, "\n    };\n    int status = run_code(b);\n"
                "    return status == 0 ? 0 : status == 2 ? 3 : 4;\n}\n\n");
     char up[80];
-    upper(t->name, up, sizeof up);
+    pf_export_upper(t->name, up, sizeof up);
     pf_sb_printf(c, "const char *%s_error_string(int code)\n{\n    switch (code) {\n"
                  "    case %s_OK: return \"ok\";\n"
                  "    case %s_ERROR_ARGUMENT: return \"a NULL pointer or a negative thread "
@@ -409,6 +245,6 @@ int pf_export_api(const pf_export_source *s, const pf_export_target *t, pf_strbu
     if (write_source(s, t, c, err) != 0)
         return -1;
     write_entry(s, t, c);
-    write_header(s, t, h);
+    pf_export_header(s, t, h);
     return 0;
 }

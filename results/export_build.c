@@ -3,7 +3,6 @@
  * Nothing in them needs perfora, LLVM or Z3: a C11 compiler, libm and pthreads. */
 #include "results/export_internal.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,19 +13,11 @@ static void arch_of(const char *triple, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)(k < n ? k : n - 1), triple);
 }
 
-static void upper_name(const char *s, char *out, size_t n)
-{
-    size_t i = 0;
-    for (; s[i] && i + 1 < n; i++)
-        out[i] = (char)toupper((unsigned char)s[i]);
-    out[i] = '\0';
-}
-
 void pf_export_cmake(const pf_export_target *t, pf_strbuf *out)
 {
     const char *n = t->name;
     char up[80], arch[64];
-    upper_name(n, up, sizeof up);
+    pf_export_upper(n, up, sizeof up);
     arch_of(t->triple, arch, sizeof arch);
     pf_sb_printf(out, "# %s: a perfora variant as a C library (README.md). Static by default; "
                  "shared with\n# -DBUILD_SHARED_LIBS=ON. Needs a C11 compiler, libm and "
@@ -66,7 +57,7 @@ void pf_export_makefile(const pf_export_target *t, pf_strbuf *out)
 {
     const char *n = t->name;
     char up[80];
-    upper_name(n, up, sizeof up);
+    pf_export_upper(n, up, sizeof up);
     pf_sb_printf(out, "# %s: a perfora variant as a C library (README.md).\n"
                  "#   make                  $(BUILD)/lib%s.a and $(BUILD)/lib%s.so\n"
                  "#   make AOT=0            without %s_aot.o (the C source only)\n"
@@ -103,32 +94,33 @@ void pf_export_pc(const pf_export_source *s, const pf_export_target *t, pf_strbu
 
 static void readme_code(const pf_export_target *t, pf_strbuf *out)
 {
-    pf_sb_printf(out, "## The code\n\n");
+    const char *n = t->name;
+    char up[80];
+    pf_export_upper(n, up, sizeof up);
+    pf_sb_puts(out, "## The code\n\n");
     if (!t->object) {
         pf_sb_printf(out, "`%s_pipeline.c` is perfora's C backend's source of the variant, "
-                     "compiled by your compiler (exported without an LLVM object).\n\n",
-                     t->name);
+                     "compiled by your compiler (exported without an LLVM object).\n\n", n);
         return;
     }
     pf_sb_printf(out, "- `%s_aot.o`: the LLVM module perfora's JIT compiles for this variant, "
-                 "compiled ahead of time by LLVM with the same passes, **for the CPU of the "
-                 "machine that exported it: `%s` (%s)**, position-independent. It is as fast "
-                 "as perfora's JIT on that CPU.\n"
+                 "compiled ahead of time by LLVM with the JIT's passes, **for the CPU of the "
+                 "machine that exported it: `%s` (%s)**, position-independent: the JIT's code "
+                 "(perfora's bench_export times the two).\n"
                  "- `%s_pipeline.c`: the same variant as C source from perfora's C backend, "
-                 "portable (no `-march`), usually slower.\n\n"
+                 "portable (compiled without `-march`), possibly slower.\n\n"
                  "`%s.c` checks once, with `__builtin_cpu_supports`, that the running CPU has "
-                 "the features the object uses (", t->name, t->cpu, t->triple, t->name, t->name);
-    pf_sb_printf(out, "listed in `%s.h`), and runs the C source where it has not; "
-                 "`%s_uses_object()` says which. Build with `-D%s_AOT=OFF` (CMake) or "
-                 "`AOT=0` (make) to leave the object out, e.g. on another architecture.\n\n",
-                 t->name, t->name, t->name);
+                 "the features the object uses (listed in `%s.h`), and runs the C source where "
+                 "it has not; `%s_uses_object()` says which. `-D%s_AOT=OFF` (CMake) or `AOT=0` "
+                 "(make) leaves the object out, e.g. on another architecture (CMake does so by "
+                 "itself there).\n\n", n, t->cpu, t->triple, n, n, n, n, up);
 }
 
 void pf_export_readme(const pf_export_source *s, const pf_export_target *t, pf_strbuf *out)
 {
     const char *n = t->name;
     char up[80];
-    upper_name(n, up, sizeof up);
+    pf_export_upper(n, up, sizeof up);
     pf_sb_printf(out, "# %s\n\nPipeline `%s` (`%s`), one variant exported by perfora %s from "
                  "%s. `%s.h` holds the schedule, what the search measured, the parameters "
                  "(fixed at export) and the function's documentation; `%s.sched` the schedule "

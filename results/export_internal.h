@@ -43,10 +43,21 @@ typedef struct pf_export_target {
     const char *triple, *cpu, *features;  /* what the object was compiled for */
 } pf_export_target;
 
-/* NAME.h and NAME.c (export_api.c). Fails on a program whose signature an export cannot
- * check (an output extent that is neither a size name nor a constant). */
+/* NAME.h (export_header.c) and NAME.c (export_api.c). Fails on a program whose signature an
+ * export cannot check (an output extent that is neither a size name nor a constant). */
 int pf_export_api(const pf_export_source *s, const pf_export_target *t, pf_strbuf *h,
                   pf_strbuf *c, pf_error *err);
+void pf_export_header(const pf_export_source *s, const pf_export_target *t, pf_strbuf *h);
+/* Shared by the two (export_api.c): the function's signature; extent d of img as a size
+ * name (*size) or a constant (*value), -1 with err (may be NULL) when neither; the x86
+ * features the object was compiled with, as a readable list (words) or as a condition of
+ * __builtin_cpu_supports calls. */
+void pf_export_signature(const pf_export_source *s, const pf_export_target *t, pf_strbuf *out);
+int pf_export_extent(const pf_export_source *s, const pf_image_decl *img, int d,
+                     const char **size, int32_t *value, pf_error *err);
+void pf_export_cpu_checks(const pf_export_target *t, bool words, pf_strbuf *out);
+/* NAME in capitals, for macros (export_api.c). */
+void pf_export_upper(const char *s, char *out, size_t n);
 /* CMakeLists.txt, Makefile, NAME.pc, README.md (export_build.c). */
 void pf_export_cmake(const pf_export_target *t, pf_strbuf *out);
 void pf_export_makefile(const pf_export_target *t, pf_strbuf *out);

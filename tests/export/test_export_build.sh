@@ -77,6 +77,14 @@ paper_case() {
   compare "$dir" "$(client "$dir" $name "$dir/mk-c/lib$name.a")" 2 --errors --want-source
   check_deps "$dir/cm-shared/lib$name.so" "$dir/cm-static/lib$name.a" $name
   check_deps "$dir/mk/lib$name.so" "$dir/mk/lib$name.a" $name
+  # Installed, then compiled and linked by what pkg-config says (the shared library).
+  make -s -C "$dir/lib" BUILD="$dir/mk" PREFIX="$dir/prefix" install >/dev/null
+  local bin=$dir/client-pkgconfig flags
+  flags=$(PKG_CONFIG_PATH=$dir/prefix/lib/pkgconfig pkg-config --cflags --libs $name)
+  # shellcheck disable=SC2086
+  "$cc" -std=c11 -O2 "-DEXPORT_HEADER=\"$name.h\"" "-DEXPORT_FN=$name" -o "$bin" \
+    "$src/tests/export/export_client.c" $flags -Wl,-rpath,"$dir/prefix/lib" -lm
+  compare "$dir" "$bin" 2 --no-errors --want-object
 }
 
 app_case() {
