@@ -6,7 +6,12 @@
  * outputs' largest difference. Ratios measured in one run, pair by pair: on a shared machine
  * only these mean anything (label them with the load the header prints).
  *
- *   bench_export [ROUNDS]        (default 15) */
+ *   bench_export [ROUNDS]        (default 15)
+ *
+ * Under callgrind, instructions instead of time (one call of each at 1 thread on a 256x192
+ * photo; the collected functions are the two calls, after a warm-up call of each):
+ *   valgrind --tool=callgrind --toggle-collect=jit_once --toggle-collect=export_once \
+ *       bench_export --instructions CASE      (CASE: blur_paper or an app of the schedules) */
 #include "bench/bench_util.h"
 #include "codegen/runtime.h"
 #include "results/export.h"
@@ -122,6 +127,48 @@ static int measure(pf_variant *v, const lib *l, pf_image *in, int threads, int r
     return 0;
 }
 
+/* The two calls callgrind collects (not inlined, so that they are functions of their own). */
+__attribute__((noinline)) static int jit_once(pf_variant *v, pf_image *in, pf_image *out,
+                                              pf_error *err)
+{
+    return bench_run(v, in, out, err);
+}
+
+__attribute__((noinline)) static int export_once(const lib *l, pf_image *in, pf_image *out)
+{
+    return call_lib(l, in, out, 1);
+}
+
+/* One case, one call of each at 1 thread, for callgrind. */
+static int instructions(const char *label, const char *app, const char *sched, const char *dir,
+                        pf_error *err)
+{
+    pf_image *in = bench_photo(BENCH_TRAIN "/natural_0_820x614.png", 256, 192, err);
+    bench_prog bp = { 0 };
+    if (!in || bench_prog_load(&bp, app, err))
+        return -1;
+    const pf_plan *plan = bench_plan(&bp, sched, err);
+    char name[64];
+    snprintf(name, sizeof name, "bx_%s", label);
+    lib l = { 0 };
+    pf_variant *v = NULL;
+    int rc = plan ? export_lib(app, sched, dir, name, &l, err) : -1;
+    if (rc == 0 && !(v = bench_compile(&bp, plan, 1, false, err)))
+        rc = -1;
+    pf_image *o1 = pf_image_clone(in), *o2 = pf_image_clone(in);
+    pf_rt_set_threads(1);
+    if (rc == 0 && (bench_run(v, in, o1, err) || call_lib(&l, in, o2, 1) ||
+                    jit_once(v, in, o1, err) || export_once(&l, in, o2)))
+        rc = pf_fail(err, "%s: a call failed", label);
+    if (rc == 0)
+        printf("%s: one call each, 1 thread, 256x192; code %s; max diff %g\n", label,
+               l.uses_object() ? "object" : "C", bench_max_diff(o1, o2, 0, 0, 256, 192));
+    pf_variant_free(v);
+    pf_image_free(o1), pf_image_free(o2), pf_image_free(in);
+    bench_prog_free(&bp);
+    return rc;
+}
+
 static int bench_case(const char *label, const char *app, const char *sched, const char *dir,
                       pf_image *photo, int rounds, pf_error *err)
 {
@@ -150,12 +197,32 @@ static int bench_case(const char *label, const char *app, const char *sched, con
     return rc;
 }
 
+/* The app and schedule of a case: "blur_paper", or an app of tests/export/schedules. */
+static void case_files(const char *label, char *app, char *sched, size_t n)
+{
+    bool paper = strcmp(label, "blur_paper") == 0;
+    snprintf(app, n, "%s/apps/%s.pf", BENCH_SRC, paper ? "blur" : label);
+    if (paper)
+        snprintf(sched, n, "%s/apps/blur_paper.sched", BENCH_SRC);
+    else
+        snprintf(sched, n, "%s/tests/export/schedules/%s.sched", BENCH_SRC, label);
+}
+
 int main(int argc, char **argv)
 {
+    pf_error err;
+    if (argc == 3 && strcmp(argv[1], "--instructions") == 0) {
+        char dir[] = "/tmp/bench-export-XXXXXX", app[1024], sched[1024];
+        case_files(argv[2], app, sched, sizeof app);
+        int rc = mkdtemp(dir) ? instructions(argv[2], app, sched, dir, &err)
+                              : pf_fail(&err, "no temporary directory");
+        if (rc)
+            fprintf(stderr, "bench_export: %s\n", err.msg);
+        return rc ? 1 : 0;
+    }
     int rounds = argc > 1 ? atoi(argv[1]) : 15;
     if (rounds < 3)
         rounds = 3;
-    pf_error err;
     pf_image *photo = bench_photo(BENCH_TRAIN "/natural_0_820x614.png", 820, 614, &err);
     char dir[] = "/tmp/bench-export-XXXXXX";
     if (!photo || !mkdtemp(dir)) {
@@ -168,19 +235,19 @@ int main(int argc, char **argv)
            "two in alternating order; [quartiles]\n", rounds);
     printf("%-18s %7s %9s %9s %8s  %-16s %6s %10s\n", "variant", "threads", "jit ms",
            "export ms", "ratio", "quartiles", "code", "max diff");
-    int rc = bench_case("blur_paper", BENCH_SRC "/apps/blur.pf",
-                        BENCH_SRC "/apps/blur_paper.sched", dir, photo, rounds, &err);
+    char app[1024], sched[1024];
+    case_files("blur_paper", app, sched, sizeof app);
+    int rc = bench_case("blur_paper", app, sched, dir, photo, rounds, &err);
     const char *sdir = BENCH_SRC "/tests/export/schedules";
     struct dirent **ents;
     int n = scandir(sdir, &ents, NULL, alphasort);
     for (int i = 0; rc == 0 && i < n; i++) {
-        char label[256], app[1024], sched[1024];
+        char label[256];
         size_t len = strlen(ents[i]->d_name);
         if (len < 7 || strcmp(ents[i]->d_name + len - 6, ".sched") != 0)
             continue;
         snprintf(label, sizeof label, "%.*s", (int)(len - 6), ents[i]->d_name);
-        snprintf(app, sizeof app, "%s/apps/%s.pf", BENCH_SRC, label);
-        snprintf(sched, sizeof sched, "%s/%s", sdir, ents[i]->d_name);
+        case_files(label, app, sched, sizeof app);
         rc = bench_case(label, app, sched, dir, photo, rounds, &err);
     }
     for (int i = 0; i < n; i++)

@@ -126,6 +126,13 @@ static void code_choice(const pf_export_target *t, pf_strbuf *c)
                  t->name, up, up, up, up, t->name, t->name, t->name);
 }
 
+static const char stop_pool[] =
+    "/* Unloading the library (dlclose) must not leave the pool's threads running in its code:\n"
+    " * they are stopped first. Linked into a program, this runs at exit and waits for a call\n"
+    " * still running on another thread. */\n"
+    "#if defined(__GNUC__)\n__attribute__((destructor)) static void stop_pool(void)\n{\n"
+    "    pf_rt_pool_stop();\n}\n#endif\n\n";
+
 static const char wrapper_helpers[] =
     "/* Each extent in [1, INT32_MAX], at most 2^31 elements, rows contiguous. */\n"
     "static int check_image(const float *data, const int64_t *extent, const int64_t *stride,\n"
@@ -184,6 +191,7 @@ static int write_source(const pf_export_source *s, const pf_export_target *t, pf
         pf_sb_printf(c, "int %s_uses_object(void)\n{\n    return 0;\n}\n\nstatic int "
                      "run_code(const pf_buffer *b)\n{\n    return %s_pipeline(b);\n}\n\n",
                      t->name, t->name);
+    pf_sb_puts(c, stop_pool);
     pf_sb_puts(c, wrapper_helpers);
     pf_sb_puts(c, "static ");
     pf_strbuf sig;

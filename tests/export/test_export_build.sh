@@ -75,6 +75,9 @@ paper_case() {
   compare "$dir" "$(client "$dir" $name "$dir/mk/lib$name.a")" 2 --errors --want-object
   compare "$dir" "$(client "$dir" $name "$dir/mk/lib$name.so")" 1 --errors --want-object
   compare "$dir" "$(client "$dir" $name "$dir/mk-c/lib$name.a")" 2 --errors --want-source
+  "$cc" -std=c11 -O2 -o "$dir/dlclose" "$src/tests/export/export_dlclose.c" -ldl
+  "$dir/dlclose" "$dir/mk/lib$name.so" $name "$dir/cm-shared/lib$name.so" $name ||
+    fail "loading and unloading lib$name.so"
   check_deps "$dir/cm-shared/lib$name.so" "$dir/cm-static/lib$name.a" $name
   check_deps "$dir/mk/lib$name.so" "$dir/mk/lib$name.a" $name
   # Installed, then compiled and linked by what pkg-config says (the shared library).
