@@ -6,13 +6,27 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Text from the user (schedule comments, paths) inside the header's comment: a "*" + "/" in
+ * it would end the comment early. */
+static void put_safe(pf_strbuf *h, const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pf_sb_putc(h, text[i]);
+        if (text[i] == '*' && i + 1 < n && text[i + 1] == '/')
+            pf_sb_putc(h, ' ');
+    }
+}
+
 static void comment_lines(pf_strbuf *h, const char *indent, const char *text)
 {
     const char *p = text;
     while (*p) {
         size_t n = strcspn(p, "\n");
-        if (n > 0 && strncmp(p, "# perfora schedule", 18) != 0)
-            pf_sb_printf(h, " * %s%.*s\n", indent, (int)n, p);
+        if (n > 0 && strncmp(p, "# perfora schedule", 18) != 0) {
+            pf_sb_printf(h, " * %s", indent);
+            put_safe(h, p, n);
+            pf_sb_putc(h, '\n');
+        }
         p += n;
         if (*p)
             p++;
@@ -71,21 +85,25 @@ static void param_lines(const pf_export_source *s, pf_strbuf *h)
 
 static void describe(const pf_export_source *s, const pf_export_target *t, pf_strbuf *h)
 {
-    pf_sb_printf(h, "/* %s.h: pipeline '%s' (%s), one variant exported by perfora %s.\n *\n",
-                 t->name, s->prog->name, s->prog->file_name, PF_VERSION);
-    pf_sb_printf(h, " * From: %s.\n * Schedule (perfora's text; also in %s.sched):\n", s->origin,
-                 t->name);
+    pf_sb_printf(h, "/* %s.h: pipeline '%s', one variant exported by perfora %s.\n", t->name,
+                 s->prog->name, PF_VERSION);
+    pf_sb_puts(h, " * Program:\n");
+    comment_lines(h, "  ", s->prog->file_name);
+    pf_sb_puts(h, " * From:\n");
+    comment_lines(h, "  ", s->origin);
+    pf_sb_printf(h, " * Schedule (perfora's text; also in %s.sched):\n", t->name);
     comment_lines(h, "  ", s->schedule);
-    if (strspn(s->schedule + strcspn(s->schedule, "\n"), "\n \t") ==
-        strlen(s->schedule + strcspn(s->schedule, "\n")))
-        pf_sb_puts(h, " *   (none: the exact program)\n");
     pf_sb_puts(h, " * In words:\n");
     comment_lines(h, "  ", s->genes);
     if (s->train.have || s->test.have) {
-        pf_sb_printf(h, " * Measured by the search, on its machine%s%s%s, against the exact "
-                     "program\n * compiled by the same JIT; error: %s:\n",
-                     s->run_host ? " (" : "", s->run_host ? s->run_host : "",
-                     s->run_host ? ")" : "", s->metric);
+        pf_sb_puts(h, " * Measured by the search, on its machine");
+        if (s->run_host) {
+            pf_sb_puts(h, " (");
+            put_safe(h, s->run_host, strlen(s->run_host));
+            pf_sb_putc(h, ')');
+        }
+        pf_sb_printf(h, ", against the exact program\n * compiled by the same JIT; error: %s:\n",
+                     s->metric);
         measured(h, "training", &s->train);
         measured(h, "test", &s->test);
     } else {
@@ -102,7 +120,7 @@ static void describe(const pf_export_source *s, const pf_export_target *t, pf_st
         pf_export_cpu_checks(t, true, &w);
         wrapped(h, pf_sb_str(&w));
         pf_sb_free(&w);
-        pf_sb_printf(h, " * otherwise the C source %s_pipeline.c (portable, usually slower).\n",
+        pf_sb_printf(h, " * otherwise the C source %s_pipeline.c (portable, possibly slower).\n",
                      t->name);
     } else {
         pf_sb_printf(h, " * Code: the C source %s_pipeline.c only (exported without an LLVM "

@@ -86,11 +86,21 @@ static void test_files_of_a_program_export(void)
     char *c = rt_read(out, "blurx.c");
     CU_ASSERT_PTR_NOT_NULL(strstr(c, "if (out_extent[0] != size_W)"));
     CU_ASSERT(!partial_left(out));
-    /* Again into "OUT/": the earlier export is replaced, nothing is left inside it. */
+    /* Again into "OUT/": the earlier export is replaced, nothing is left inside it. A comment
+     * of the schedule holding the end of a C comment does not end the header's. */
     char slash[512];
     snprintf(slash, sizeof slash, "%s/", out);
-    CU_ASSERT_EQUAL(export_program(slash, NULL, false, &err), 0);
+    const char *sched = pf_test_tmp("comment.sched");
+    FILE *f = fopen(sched, "w");
+    fputs("# perfora schedule 1\n# a */ in a comment\nloop_temp grid 2 2 1 reconstruct store "
+          "linear\n", f);
+    fclose(f);
+    CU_ASSERT_EQUAL(export_program(slash, sched, false, &err), 0);
     CU_ASSERT(!rt_exists(out, "blurx_aot.o"));
+    char *h2 = rt_read(out, "blurx.h");
+    CU_ASSERT_PTR_NOT_NULL(strstr(h2, "# a * / in a comment"));
+    CU_ASSERT_PTR_EQUAL(strstr(h2, "*/"), strstr(h2, " */\n#ifndef") + 1);
+    free(h2);
     DIR *d = opendir(out);
     struct dirent *e;
     while (d && (e = readdir(d)))
