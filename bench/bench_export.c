@@ -6,7 +6,8 @@
  * outputs' largest difference. Ratios measured in one run, pair by pair: on a shared machine
  * only these mean anything (label them with the load the header prints).
  *
- *   bench_export [ROUNDS]        (default 15)
+ *   bench_export [ROUNDS [CASE...]]   (default 15 rounds, every case; CASE: blur_paper or an
+ *                                     app of the schedules)
  *
  * Under callgrind, instructions instead of time (one call of each at 1 thread on a 256x192
  * photo; the collected functions are the two calls, after a warm-up call of each):
@@ -236,20 +237,22 @@ int main(int argc, char **argv)
            "two in alternating order; [quartiles]\n", rounds);
     printf("%-18s %7s %9s %9s %8s  %-16s %6s %10s\n", "variant", "threads", "jit ms",
            "export ms", "ratio", "quartiles", "code", "max diff");
-    char app[1024], sched[1024];
-    case_files("blur_paper", app, sched, sizeof app);
-    int rc = bench_case("blur_paper", app, sched, dir, photo, rounds, &err);
     const char *sdir = BENCH_SRC "/tests/export/schedules";
     struct dirent **ents;
-    int n = scandir(sdir, &ents, NULL, alphasort);
-    for (int i = 0; rc == 0 && i < n; i++) {
-        char label[256];
-        size_t len = strlen(ents[i]->d_name);
-        if (len < 7 || strcmp(ents[i]->d_name + len - 6, ".sched") != 0)
+    int n = scandir(sdir, &ents, NULL, alphasort), rc = 0;
+    for (int i = -1; rc == 0 && i < n; i++) {  /* -1: the paper's variant */
+        char label[48], app[1024], sched[1024];
+        size_t len = i < 0 ? 0 : strlen(ents[i]->d_name);
+        if (i >= 0 && (len < 7 || strcmp(ents[i]->d_name + len - 6, ".sched") != 0))
             continue;
-        snprintf(label, sizeof label, "%.*s", (int)(len - 6), ents[i]->d_name);
+        snprintf(label, sizeof label, "%.*s", i < 0 ? 10 : (int)(len - 6),
+                 i < 0 ? "blur_paper" : ents[i]->d_name);
+        bool wanted = argc <= 2;
+        for (int a = 2; a < argc; a++)
+            wanted |= strcmp(argv[a], label) == 0;
         case_files(label, app, sched, sizeof app);
-        rc = bench_case(label, app, sched, dir, photo, rounds, &err);
+        if (wanted)
+            rc = bench_case(label, app, sched, dir, photo, rounds, &err);
     }
     for (int i = 0; i < n; i++)
         free(ents[i]);

@@ -58,7 +58,7 @@ static void measured(pf_strbuf *h, const char *split, const pf_export_measure *m
 {
     if (!m->have)
         return;
-    pf_sb_printf(h, " *   %-8s %.2fx faster than the exact program (relative time %.3f,\n"
+    pf_sb_printf(h, " *   %-8s speedup %.2fx over the exact program (relative time %.3f,\n"
                  " *            quartile means %.3f-%.3f), error %.3g, PSNR %.1f dB, SSIM %.4f,"
                  "\n *            mean of %d image%s\n", split, m->speedup, 1 / m->speedup, m->time_lo,
                  m->time_hi, m->error, m->psnr, m->ssim, m->images, m->images == 1 ? "" : "s");

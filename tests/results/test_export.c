@@ -123,7 +123,7 @@ static void test_run_export_carries_the_measurements(void)
     CU_ASSERT_STRING_EQUAL(res.name, "blur");
     char *h = rt_read(out, "blur.h"), want[128], *sched = rt_read(out, "blur.sched");
     const pf_eval_record *rec = &r.recs[r.front[k]];
-    snprintf(want, sizeof want, "training %.2fx faster", 1 / rec->time);
+    snprintf(want, sizeof want, "training speedup %.2fx over", 1 / rec->time);
     CU_ASSERT_PTR_NOT_NULL(strstr(h, want));
     snprintf(want, sizeof want, "error %.3g,", rec->error);
     CU_ASSERT_PTR_NOT_NULL(strstr(h, want));
