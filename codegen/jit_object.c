@@ -1,7 +1,7 @@
-/* Ahead-of-time compilation (Halide's way of exporting): the module the JIT would compile for
- * one module (pf_llvm_emit, then jit_optimize with the same options and passes) written by
- * LLVM's code generator as a position-independent object file for the host CPU and its
- * features, instead of being handed to ORC. */
+/* Ahead-of-time compilation (Halide's way of exporting): the module the JIT compiles when it
+ * compiles in one piece (pf_llvm_emit, then jit_optimize with the same options and passes),
+ * written by LLVM's code generator as a position-independent object file for the host CPU
+ * and its features instead of being handed to ORC. */
 #include "codegen/jit_internal.h"
 
 #include "codegen/ir_clone.h"

@@ -12,10 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* x86 features LLVM may use that GCC's and Clang's __builtin_cpu_supports can test. */
-static const char *const x86_features[] = { "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt",
-                                            "avx", "avx2", "fma", "bmi", "bmi2", "avx512f",
-                                            "avx512vl", "avx512bw", "avx512dq", "avx512cd" };
+/* x86 features LLVM may use that GCC's and Clang's (14 and later) __builtin_cpu_supports can
+ * test. Not testable by both, and implied by AVX2 on every CPU that has it: F16C, LZCNT,
+ * MOVBE. */
+static const char *const x86_features[] = {
+    "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx", "avx2", "fma", "bmi", "bmi2",
+    "avx512f", "avx512vl", "avx512bw", "avx512dq", "avx512cd", "avx512vbmi", "avx512ifma",
+    "avx512vbmi2", "avx512vnni", "avx512bitalg", "avx512vpopcntdq", "avx512bf16", "gfni",
+    "vpclmulqdq" };
 
 static bool has_feature(const char *features, const char *name)
 {
