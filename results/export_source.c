@@ -91,8 +91,10 @@ static int from_run(const pf_export_options *o, pf_export_source *s, pf_error *e
     if (check_not_running(o->run, err))
         return -1;
     pf_report_run r;
-    if (pf_report_run_load(&r, o->run, err) != 0)
+    if (pf_report_run_load(&r, o->run, err) != 0) {
+        pf_report_run_free(&r);  /* what it read before it failed */
         return -1;
+    }
     int rc = 0, k = o->variant;
     if (r.n_front == 0)
         rc = pf_fail(err, "%s has no frontier variant yet (no valid evaluation)", o->run);
