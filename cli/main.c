@@ -15,6 +15,7 @@ static const char usage[] =
     "  dataset  build the image benchmark from Debian packages, or summarise one\n"
     "  tune     search a pipeline's perforated variants (genetic algorithm, Pareto frontier)\n"
     "  report   the HTML report of a search run: Pareto plots, variants, pictures\n"
+    "  export   one variant as a C library (header, C, LLVM object, CMake, make, pkg-config)\n"
     "\n"
     "Run 'perfora COMMAND --help' for a command's options.\n";
 
@@ -66,6 +67,8 @@ int main(int argc, char **argv)
         return pf_cmd_tune(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return pf_cmd_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0)
+        return pf_cmd_export(argc - 1, argv + 1);
     fprintf(stderr, "perfora: unknown command or option '%s'\n%s", cmd, usage);
     return 2;
 }

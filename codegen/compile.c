@@ -189,7 +189,8 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     stats->passes_ms = pf_thread_cpu_ms() - t1;
     if (o->dump_ir && dump_ir(f, o->dump_ir, err))
         return NULL;
-    if (o->emit_c_dir && pf_cgen_write_dir(f, "pf_pipeline", o->emit_c_dir, err))
+    if (o->emit_c_dir && pf_cgen_write_dir(f, o->emit_c_name ? o->emit_c_name : "pf_pipeline",
+                                            o->emit_c_dir, err))
         return NULL;
     return f;
 }
@@ -236,6 +237,9 @@ static int build_jit(pf_variant *v, const ir_func *f, const pf_compile_options *
                           .fp_contract = o->fp_contract, .fast_math = o->fast_math,
                           .no_vector_math = o->no_vector_math, .times = &jt,
                           .compile_threads = o->compile_threads };
+    const char *entry = o->emit_object_name ? o->emit_object_name : "pf_pipeline";
+    if (o->emit_object && pf_jit_write_object(f, &jo, entry, o->emit_object, err))
+        return -1;
     v->jit = pf_jit_compile(f, &jo, err);
     int rc = v->jit && dumping(o, "llvm") ? dump_llvm_text(o, llvm, err) : 0;
     if (tmp[0])

@@ -42,6 +42,10 @@ typedef struct pf_compile_options {
     const char *dump_ir;      /* write the final loop IR here (text), or NULL */
     const char *emit_llvm;    /* write the optimized LLVM IR here, or NULL */
     const char *emit_c_dir;   /* write NAME.c/NAME.h/perfora_rt.* here, or NULL */
+    const char *emit_c_name;  /* the function emit_c_dir's files define (NULL: pf_pipeline) */
+    const char *emit_object;  /* JIT: also write the module as an object file for this CPU
+                                 (jit.h: pf_jit_write_object), or NULL */
+    const char *emit_object_name;  /* the function emit_object defines (NULL: pf_pipeline) */
     const char *emit_ptx;     /* CUDA: write the kernels' PTX here, or NULL */
     const char *gpu_arch;     /* CUDA: the PTX target, "sm_80" (default) or newer */
     const char *work_dir;     /* C backend: where to build (default: a fresh dir in $TMPDIR) */

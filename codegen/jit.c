@@ -45,9 +45,14 @@ static void init_llvm(void)
     LLVMDisposeMessage(cpu);
 }
 
-const char *pf_jit_host_cpu(void)
+void jit_init_llvm(void)
 {
     pthread_once(&init_once, init_llvm);
+}
+
+const char *pf_jit_host_cpu(void)
+{
+    jit_init_llvm();
     return host_cpu;
 }
 
@@ -77,8 +82,9 @@ int jit_llvm_error(LLVMErrorRef e, const char *what, pf_error *err)
 }
 
 /* Code generation at Aggressive for opt level 3: Default (or Less, without post-RA scheduling)
- * saved no measurable time there; instruction selection and register allocation dominate. */
-LLVMTargetMachineRef jit_host_machine(int opt_level, pf_error *err)
+ * saved no measurable time there; instruction selection and register allocation dominate.
+ * An object file (jit_object.c) is position-independent, for shared libraries too. */
+LLVMTargetMachineRef jit_host_machine(int opt_level, bool object, pf_error *err)
 {
     char *triple = LLVMGetDefaultTargetTriple(), *msg = NULL;
     LLVMTargetRef target;
@@ -91,8 +97,9 @@ LLVMTargetMachineRef jit_host_machine(int opt_level, pf_error *err)
     char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
     LLVMCodeGenOptLevel lvl = opt_level >= 3 ? LLVMCodeGenLevelAggressive
                             : opt_level == 0 ? LLVMCodeGenLevelNone : LLVMCodeGenLevelDefault;
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features, lvl,
-                                                      LLVMRelocDefault, LLVMCodeModelJITDefault);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
+        target, triple, cpu, features, lvl, object ? LLVMRelocPIC : LLVMRelocDefault,
+        object ? LLVMCodeModelDefault : LLVMCodeModelJITDefault);
     LLVMDisposeMessage(triple);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
@@ -296,7 +303,7 @@ static int define_runtime(LLVMOrcLLJITRef jit, pf_error *err)
 
 LLVMOrcLLJITRef jit_create(int opt_level, pf_error *err)
 {
-    LLVMTargetMachineRef tm = jit_host_machine(opt_level, err);
+    LLVMTargetMachineRef tm = jit_host_machine(opt_level, false, err);
     if (!tm)
         return NULL;
     LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
@@ -362,7 +369,7 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
         goto done;
     if (opt && opt->dump_llvm_unoptimized && write_module(mod, opt->dump_llvm_unoptimized, err))
         goto fail_mod;
-    tm = jit_host_machine(level, err);
+    tm = jit_host_machine(level, false, err);
     jit_lap(&t, &times->jit_ms);
     if (!tm || jit_optimize(mod, tm, level, llvm_default, ir_has_unroll(f->body),
                             jit_float_rewrites(opt), err) != 0)

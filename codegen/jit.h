@@ -54,8 +54,20 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
 pf_pipeline_fn pf_jit_function(const pf_jit *j);
 void pf_jit_free(pf_jit *j);
 
+/* Ahead of time (jit_object.c): the module the JIT compiles in one piece, with the same passes
+ * and options, written to path as a position-independent object file for the host CPU and its
+ * features; its entry point `entry` has pf_pipeline_fn's contract and calls the runtime
+ * (codegen/runtime.h) and libm by name. For exported libraries. */
+int pf_jit_write_object(const ir_func *f, const pf_jit_options *opt, const char *entry,
+                        const char *path, pf_error *err);
+
 /* The host's target triple, CPU name and feature string (for reports). */
 const char *pf_jit_host_cpu(void);
+/* LLVM's feature string of the host CPU ("+avx2,+fma,-avx512f,..."): what an object of
+ * pf_jit_write_object may use. */
+const char *pf_jit_host_features(void);
+/* LLVM's default target triple ("x86_64-pc-linux-gnu"). */
+const char *pf_jit_host_triple(void);
 /* Float lanes of the host's preferred vector registers: 16 where LLVM itself vectorizes with
  * 512-bit registers (AVX-512 on AMD Zen 4 and later; on Intel's AVX-512 cores LLVM prefers
  * 256 bits, as 512-bit code lowers their clock), else 8. */

@@ -21,8 +21,11 @@ struct pf_jit {
 void jit_lap(double *t, double *acc);
 /* Sets err from an LLVM error (consumed); returns -1. */
 int jit_llvm_error(LLVMErrorRef e, const char *what, pf_error *err);
-/* A target machine for the host CPU and its features at the opt level's code generation. */
-LLVMTargetMachineRef jit_host_machine(int opt_level, pf_error *err);
+/* A target machine for the host CPU and its features at the opt level's code generation; for
+ * an object file (position-independent, the default code model) or the JIT. */
+LLVMTargetMachineRef jit_host_machine(int opt_level, bool object, pf_error *err);
+/* LLVM's initialization, once per process (jit.c). */
+void jit_init_llvm(void);
 /* The opt-in float rewrites of a compile (pf_jit_options fp_contract, fast_math), and
  * no_vector_math (libm per lane instead of inline vector math, at emission). */
 enum { JIT_CONTRACT = 1, JIT_RECIPROCALS = 2, JIT_SCALAR_MATH = 4 };

@@ -35,7 +35,7 @@ static void *compile_part(void *arg)
     LLVMModuleRef mod = pf_llvm_emit_part(p->f, ctx, JIT_ENTRY, p->plan, p->module,
                                           !(p->rewrites & JIT_SCALAR_MATH), &p->err);
     jit_lap(&t, &p->times.emit_ms);
-    LLVMTargetMachineRef tm = mod ? jit_host_machine(p->level, &p->err) : NULL;
+    LLVMTargetMachineRef tm = mod ? jit_host_machine(p->level, false, &p->err) : NULL;
     if (tm && jit_optimize(mod, tm, p->level, false, p->unrolled, p->rewrites, &p->err) == 0) {
         jit_lap(&t, &p->times.optimize_ms);
         char *msg = NULL;

@@ -49,6 +49,10 @@ int32_t pf_rt_parallel_for(pf_rt_task fn, void *closure, int32_t n);
 /* Threads used by parallel loops (0: all cores); the number in use. */
 void pf_rt_set_threads(int32_t n);
 int32_t pf_rt_threads(void);
+/* Stops and joins the pool's workers; the next parallel loop starts them again. For an
+ * exported library about to be unloaded (dlclose must not unmap code its threads run). Not
+ * from inside a parallel loop. */
+void pf_rt_pool_stop(void);
 
 /* Name/address pairs of every runtime function, for the JIT's symbol table. */
 typedef struct pf_rt_symbol {

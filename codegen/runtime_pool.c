@@ -35,6 +35,8 @@ static pthread_cond_t work_done = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t call_lock = PTHREAD_MUTEX_INITIALIZER;  /* one parallel loop at a time */
 static pf_rt_job job;
 static int n_workers;            /* started workers (threads - 1) */
+static pthread_t workers[PF_RT_MAX_THREADS];
+static int stopping;             /* pf_rt_pool_stop: workers return (under pool_lock) */
 static int wanted_threads;       /* 0: all cores */
 static __thread int in_parallel; /* this thread is running a task: nested loops go serial */
 
@@ -116,13 +118,15 @@ static void *worker(void *arg)
     int32_t seen = 0;
     pthread_mutex_lock(&pool_lock);
     for (;;) {
-        if (job.epoch == seen) {
+        if (job.epoch == seen && !stopping) {
             pthread_mutex_unlock(&pool_lock);
             spin_while(&job.epoch, seen, 0);
             pthread_mutex_lock(&pool_lock);
         }
-        while (job.epoch == seen)
+        while (job.epoch == seen && !stopping)
             pthread_cond_wait(&work_ready, &pool_lock);
+        if (stopping)
+            break;
         seen = job.epoch;
         set_running(job.running + 1);
         run_chunks();
@@ -130,23 +134,35 @@ static void *worker(void *arg)
         if (job.running == 0)
             pthread_cond_broadcast(&work_done);
     }
+    pthread_mutex_unlock(&pool_lock);
     return NULL;
 }
 
-/* Starts workers up to threads - 1 (they live until the process ends). */
+/* Starts workers up to threads - 1 (they live until the process ends, or pf_rt_pool_stop). */
 static void grow_pool(int threads)
 {
     while (n_workers < threads - 1) {
-        pthread_t t;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        int rc = pthread_create(&t, &attr, worker, NULL);
-        pthread_attr_destroy(&attr);
-        if (rc != 0)
+        if (pthread_create(&workers[n_workers], NULL, worker, NULL) != 0)
             break;  /* run with the workers we have */
         n_workers++;
     }
+}
+
+void pf_rt_pool_stop(void)
+{
+    pthread_mutex_lock(&call_lock);  /* no parallel loop is running, none starts */
+    pthread_mutex_lock(&pool_lock);
+    stopping = 1;
+    pthread_cond_broadcast(&work_ready);
+    int n = n_workers;
+    pthread_mutex_unlock(&pool_lock);
+    for (int i = 0; i < n; i++)
+        pthread_join(workers[i], NULL);
+    pthread_mutex_lock(&pool_lock);
+    n_workers = 0;
+    stopping = 0;
+    pthread_mutex_unlock(&pool_lock);
+    pthread_mutex_unlock(&call_lock);
 }
 
 static int32_t run_serial(pf_rt_task fn, void *closure, int32_t n)

@@ -107,13 +107,13 @@ int pf_report_write(const pf_report_options *o, pf_report_result *res, pf_error 
     char *out = o->out ? pf_xstrdup(o->out) : pf_path_join(o->run, PF_REPORT_DIR), *tmp = NULL;
     int rc = load_runs(o, runs, n, err);
     if (rc == 0)
-        rc = pf_report_dir_check(out, err);
+        rc = pf_report_dir_check(out, &pf_outdir_report, err);
     if (rc == 0 && !(tmp = pf_report_dir_begin(out, err)))
         rc = -1;
     if (rc == 0)
         rc = build(runs, n, o, tmp, err);
     if (rc == 0)
-        rc = pf_report_dir_commit(tmp, out, err);
+        rc = pf_report_dir_commit(tmp, out, &pf_outdir_report, err);
     if (rc != 0)
         pf_report_dir_abort(tmp);
     if (rc == 0) {

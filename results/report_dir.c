@@ -1,14 +1,16 @@
-/* The report directory, written whole or not at all: the report is built in a sibling
- * "OUT.partial-PID", which gets a manifest of its files (.perfora-report) last and then takes
- * OUT's place in one rename (an exchange with an earlier report, which is then removed file by
- * file from its own manifest). An existing OUT is replaced only when every file in it is one
- * its manifest lists: a report never deletes what it did not write. */
+/* The report's (or an export's) directory, written whole or not at all: it is built in a
+ * sibling "OUT.partial-PID", which gets a manifest of its files (.perfora-report,
+ * .perfora-export) last and then takes OUT's place in one rename (an exchange with an earlier
+ * one, which is then removed file by file from its own manifest). An existing OUT is replaced
+ * only when every file in it is one its manifest lists: perfora never deletes what it did not
+ * write. */
 #define _GNU_SOURCE /* renameat2 */
 #include "results/report_dir.h"
 
 #include "base/arena.h"
 #include "base/fileio.h"
 #include "base/strbuf.h"
+#include "results/export.h"
 #include "results/report.h"
 
 #include <dirent.h>
@@ -21,7 +23,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MANIFEST_HEAD "# perfora report manifest 1\n"
+
+const pf_outdir_kind pf_outdir_report = { PF_REPORT_MANIFEST, "# perfora report manifest 1\n",
+                                          "report" };
+const pf_outdir_kind pf_outdir_export = { PF_EXPORT_MANIFEST, "# perfora export manifest 1\n",
+                                          "export" };
 
 /* ---- listing a tree ---- */
 
@@ -84,22 +90,22 @@ static int list_tree(const char *root, const char *rel, listing *l, pf_error *er
 
 /* ---- the manifest ---- */
 
-static int read_manifest(const char *out, listing *l, pf_error *err)
+static int read_manifest(const char *out, const pf_outdir_kind *k, listing *l, pf_error *err)
 {
-    char *path = pf_path_join(out, PF_REPORT_MANIFEST), *text = NULL;
+    char *path = pf_path_join(out, k->manifest), *text = NULL;
     size_t len;
     int rc = pf_read_file(path, (size_t)16 << 20, &text, &len, err);
     free(path);
     if (rc != 0)
         return -1;
-    if (strncmp(text, MANIFEST_HEAD, strlen(MANIFEST_HEAD)) != 0) {
+    if (strncmp(text, k->head, strlen(k->head)) != 0) {
         free(text);
-        return pf_fail(err, "%s/%s is not a report manifest", out, PF_REPORT_MANIFEST);
+        return pf_fail(err, "%s/%s is not a %s manifest", out, k->manifest, k->what);
     }
-    for (char *line = strtok(text + strlen(MANIFEST_HEAD), "\n"); line;
+    for (char *line = strtok(text + strlen(k->head), "\n"); line;
          line = strtok(NULL, "\n"))
         list_add(l, line);
-    list_add(l, PF_REPORT_MANIFEST);
+    list_add(l, k->manifest);
     free(text);
     return 0;
 }
@@ -112,16 +118,16 @@ static bool listed(const listing *l, const char *path)
     return false;
 }
 
-static int write_manifest(const char *tmp, pf_error *err)
+static int write_manifest(const char *tmp, const pf_outdir_kind *k, pf_error *err)
 {
     listing l = { 0 };
     int rc = list_tree(tmp, "", &l, err);
     pf_strbuf sb;
     pf_sb_init(&sb);
-    pf_sb_puts(&sb, MANIFEST_HEAD);
+    pf_sb_puts(&sb, k->head);
     for (int i = 0; i < l.n; i++)
         pf_sb_printf(&sb, "%s\n", l.path[i]);
-    char *path = pf_path_join(tmp, PF_REPORT_MANIFEST);
+    char *path = pf_path_join(tmp, k->manifest);
     if (rc == 0)
         rc = pf_write_file_atomic(path, sb.data, sb.len, err);
     free(path);
@@ -132,7 +138,7 @@ static int write_manifest(const char *tmp, pf_error *err)
 
 /* ---- checks, begin, commit ---- */
 
-int pf_report_dir_check(const char *out, pf_error *err)
+int pf_report_dir_check(const char *out, const pf_outdir_kind *k, pf_error *err)
 {
     struct stat st;
     if (lstat(out, &st) != 0)
@@ -142,13 +148,13 @@ int pf_report_dir_check(const char *out, pf_error *err)
                        "--out", out);
     listing have = { 0 }, ours = { 0 };
     int rc = list_tree(out, "", &have, err);
-    if (rc == 0 && have.n > 0 && read_manifest(out, &ours, err) != 0)
-        rc = pf_fail(err, "%s exists and holds files that are not a perfora report (no %s); "
-                     "move them, or choose another --out", out, PF_REPORT_MANIFEST);
+    if (rc == 0 && have.n > 0 && read_manifest(out, k, &ours, err) != 0)
+        rc = pf_fail(err, "%s exists and holds files that are not a perfora %s (no %s); "
+                     "move them, or choose another --out", out, k->what, k->manifest);
     for (int i = 0; rc == 0 && i < have.n; i++)
         if (!listed(&ours, have.path[i]))
-            rc = pf_fail(err, "%s holds %s, which no perfora report wrote; move it, or choose "
-                         "another --out", out, have.path[i]);
+            rc = pf_fail(err, "%s holds %s, which no perfora %s wrote; move it, or choose "
+                         "another --out", out, have.path[i], k->what);
     list_free(&have);
     list_free(&ours);
     return rc;
@@ -205,14 +211,19 @@ static void remove_stale(const char *out)
     free(copy);
 }
 
-char *pf_report_dir_begin(const char *out, pf_error *err)
+char *pf_report_dir_begin(const char *out_given, pf_error *err)
 {
+    /* "OUT/" names OUT: the sibling is OUT.partial-PID, not a directory inside it. */
+    char *out = pf_xstrdup(out_given);
+    for (size_t n = strlen(out); n > 1 && out[n - 1] == '/'; n--)
+        out[n - 1] = '\0';
     remove_stale(out);
     char name[64];
     snprintf(name, sizeof name, ".partial-%ld", (long)getpid());
     char *tmp = pf_xmalloc(strlen(out) + strlen(name) + 1);
     strcpy(tmp, out);
     strcat(tmp, name);
+    free(out);
     remove_tree(tmp);
     if (pf_mkdir_p(tmp, err) != 0) {
         free(tmp);
@@ -228,26 +239,27 @@ void pf_report_dir_abort(const char *tmp)
 }
 
 /* Removes what the old report's manifest lists (then its directories, if empty). */
-static void remove_old(const char *old)
+static void remove_old(const char *old, const pf_outdir_kind *k)
 {
     listing l = { 0 };
-    if (read_manifest(old, &l, NULL) == 0)
+    if (read_manifest(old, k, &l, NULL) == 0)
         remove_listed(old, &l);
     list_free(&l);
 }
 
-int pf_report_dir_commit(const char *tmp, const char *out, pf_error *err)
+int pf_report_dir_commit(const char *tmp, const char *out, const pf_outdir_kind *k,
+                         pf_error *err)
 {
-    if (write_manifest(tmp, err) != 0)
+    if (write_manifest(tmp, k, err) != 0)
         return -1;
     if (rename(tmp, out) == 0)  /* no earlier report (or an empty directory) */
         return 0;
     if (errno != EEXIST && errno != ENOTEMPTY)
         return pf_fail(err, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
-    if (pf_report_dir_check(out, err) != 0)  /* changed since the first check? */
+    if (pf_report_dir_check(out, k, err) != 0)  /* changed since the first check? */
         return -1;
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, out, RENAME_EXCHANGE) == 0) {
-        remove_old(tmp);  /* tmp now holds the earlier report */
+        remove_old(tmp, k);  /* tmp now holds the earlier one */
         return 0;
     }
     if (errno != EINVAL && errno != ENOSYS)
@@ -260,7 +272,7 @@ int pf_report_dir_commit(const char *tmp, const char *out, pf_error *err)
     if (rename(out, old) != 0 || rename(tmp, out) != 0)
         rc = pf_fail(err, "cannot replace %s with %s: %s", out, tmp, strerror(errno));
     else
-        remove_old(old);
+        remove_old(old, k);
     free(old);
     return rc;
 }

@@ -2,7 +2,8 @@
 # All set-up, build, and perfora's main job on the bundled images: the paper's two-pass blur,
 # exact and with the paper's perforated variant, JIT-compiled and timed; then a short real
 # search (genetic algorithm, a few minutes on two cores) for its Pareto frontier of variants,
-# and the HTML report of that search (docs/report.md).
+# the HTML report of that search (docs/report.md), and its fastest variant within the error cap
+# exported as a C library (docs/export.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -23,3 +24,10 @@ rm -rf out/blur-tune
 # The report: Pareto plot, variants in words, pictures with error maps, how the search went.
 report=$(./build/perfora report out/blur-tune --quiet)
 echo "demo: the report of the search is $report"
+# The fastest frontier variant within the run's error cap, as a C library (a few seconds).
+rm -rf out/blur-lib
+# (A search whose frontier holds no variant within the cap says so and exports nothing.)
+if lib=$(./build/perfora export out/blur-tune --variant fastest --out out/blur-lib \
+         --name blur_fast --quiet); then
+    echo "demo: that variant as a C library is $lib (cmake -S $lib -B $lib/build, or make -C $lib)"
+fi

@@ -34,3 +34,14 @@ target_compile_definitions(test_cluster PRIVATE PF_PERFORA_EXE="$<TARGET_FILE:pe
                            PF_MPIEXEC="${PF_MPIEXEC}" PF_MPI_FLAVOR="${PF_MPI}")
 add_dependencies(test_cluster perfora)
 set_tests_properties(cluster PROPERTIES LABELS "cluster;mpi")
+# Exported libraries (tests/export/): perfora export, then CMake and make builds of each library,
+# a plain C client linked against them and compared with the JIT's output (export_ref).
+add_executable(export_ref export/export_ref.c)
+target_link_libraries(export_ref PRIVATE pf_run pf_codegen pf_perforate pf_dataset pf_lang)
+foreach(part paper apps)
+  add_test(NAME export_build_${part}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/export/test_export_build.sh $<TARGET_FILE:perfora>
+                   $<TARGET_FILE:export_ref> ${PROJECT_SOURCE_DIR}
+                   ${CMAKE_CURRENT_BINARY_DIR}/export-work-${part} ${part})
+  set_tests_properties(export_build_${part} PROPERTIES LABELS results TIMEOUT 900)
+endforeach()

@@ -130,5 +130,25 @@ static void test_nested_loops_run_serially(void)
     free(c);
 }
 
+/* An exported library stops its workers before it is unloaded; loops after that start them
+ * again, and every iteration still runs once. */
+static void test_stop_and_restart(void)
+{
+    counts *c = calloc(1, sizeof *c);
+    c->fail_at = -1;
+    pf_rt_set_threads(3);
+    for (int round = 0; round < 5; round++) {
+        CU_ASSERT_EQUAL(run_once(c, 500), 0);
+        CU_ASSERT_EQUAL(misses(c, 500), 0);
+        pf_rt_pool_stop();
+    }
+    pf_rt_pool_stop();  /* with no worker: nothing to do */
+    CU_ASSERT_EQUAL(run_once(c, 500), 0);
+    CU_ASSERT_EQUAL(misses(c, 500), 0);
+    pf_rt_set_threads(0);
+    free(c);
+}
+
 PF_TEST_SUITE(codegen_pool, PF_TEST(test_every_iteration_once), PF_TEST(test_back_to_back_loops),
-              PF_TEST(test_status_of_a_failing_chunk), PF_TEST(test_nested_loops_run_serially))
+              PF_TEST(test_status_of_a_failing_chunk), PF_TEST(test_nested_loops_run_serially),
+              PF_TEST(test_stop_and_restart))

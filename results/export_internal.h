@@ -1,0 +1,67 @@
+/* What the parts of perfora export share: the variant to export and where it came from
+ * (export_source.c: a run's frontier, or a program and a schedule), the library's public
+ * function (export_api.c: NAME.h, NAME.c), its build files (export_build.c: CMakeLists.txt,
+ * Makefile, NAME.pc, README.md). export.c strings them together. */
+#ifndef PF_RESULTS_EXPORT_INTERNAL_H
+#define PF_RESULTS_EXPORT_INTERNAL_H
+
+#include "base/strbuf.h"
+#include "lang/lang.h"
+#include "results/export.h"
+
+#include <stdbool.h>
+
+/* A measured number of the run, on one image set. */
+typedef struct pf_export_measure {
+    bool have;
+    int images;
+    double speedup;            /* 1 / mean relative time */
+    double time_lo, time_hi;   /* the relative time's spread (quartile means) */
+    double error, psnr, ssim;
+} pf_export_measure;
+
+typedef struct pf_export_source {
+    pf_program *prog;
+    pf_param_values pv;
+    char *schedule;            /* the schedule's text */
+    char *origin;              /* one line: where the variant comes from */
+    char *genes;               /* the genes in words, one per line */
+    pf_export_measure train, test;
+    char *metric;              /* the error's name and units, for the header */
+    char *run_host;            /* the CPU or host the run measured on, or NULL */
+} pf_export_source;
+
+/* Reads the variant (export_source.c): from o->run's frontier, or o->program and
+ * o->schedule. */
+int pf_export_source_load(const pf_export_options *o, pf_export_source *s, pf_error *err);
+void pf_export_source_free(pf_export_source *s);
+
+/* What the generated files need to know besides the source. */
+typedef struct pf_export_target {
+    const char *name;          /* the function, the library */
+    bool object;               /* NAME_aot.o is there */
+    const char *triple, *cpu, *features;  /* what the object was compiled for */
+} pf_export_target;
+
+/* NAME.h (export_header.c) and NAME.c (export_api.c). Fails on a program whose signature an
+ * export cannot check (an output extent that is neither a size name nor a constant). */
+int pf_export_api(const pf_export_source *s, const pf_export_target *t, pf_strbuf *h,
+                  pf_strbuf *c, pf_error *err);
+void pf_export_header(const pf_export_source *s, const pf_export_target *t, pf_strbuf *h);
+/* Shared by the two (export_api.c): the function's signature; extent d of img as a size
+ * name (*size) or a constant (*value), -1 with err (may be NULL) when neither; the x86
+ * features the object was compiled with, as a readable list (words) or as a condition of
+ * __builtin_cpu_supports calls. */
+void pf_export_signature(const pf_export_source *s, const pf_export_target *t, pf_strbuf *out);
+int pf_export_extent(const pf_export_source *s, const pf_image_decl *img, int d,
+                     const char **size, int32_t *value, pf_error *err);
+void pf_export_cpu_checks(const pf_export_target *t, bool words, pf_strbuf *out);
+/* NAME in capitals, for macros (export_api.c). */
+void pf_export_upper(const char *s, char *out, size_t n);
+/* CMakeLists.txt, Makefile, NAME.pc, README.md (export_build.c). */
+void pf_export_cmake(const pf_export_target *t, pf_strbuf *out);
+void pf_export_makefile(const pf_export_target *t, pf_strbuf *out);
+void pf_export_pc(const pf_export_source *s, const pf_export_target *t, pf_strbuf *out);
+void pf_export_readme(const pf_export_source *s, const pf_export_target *t, pf_strbuf *out);
+
+#endif
