@@ -239,7 +239,7 @@ static void storage_span(lower_ctx *c, const pf_stage *p, int d, ir_expr *rlo, i
     ir_func *f = c->f;
     const lower_lattice *L = &c->lattice[p->index];
     ir_expr *zero = ir_const_i32(f, 0);
-    ir_expr *m = irf_bin(f, IR_MUL, L->step[d], ir_const_i32(f, p->approx->spacing[d]));
+    ir_expr *m = lower_step_mul(f, L->step[d], p->approx->spacing[d]);
     int64_t k;
     bool dense = ir_is_const(m, &k) && k == 1;
     *jlo = irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, rlo, L->lo[d]), zero), m);

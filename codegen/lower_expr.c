@@ -385,10 +385,12 @@ static ir_expr *lower_reduce_loop(lower_ctx *c, const pf_expr *e, ir_type t, ir_
     lower_emit(c, ir_assign(f, acc, reduce_step(c, e->reduce_op, ir_ref(f, acc), v)));
     c->out = outer;
     c->frame->slots[slot] = saved;
-    ir_expr *end = irf_bin(f, IR_ADD, hi, ir_const_i32(f, 1));
-    lower_emit(c, ir_for(f, iv, lo, end, NULL, IR_LOOP_SERIAL, ir_list_block(f, &body)));
+    ir_expr *step = ir_const_i32(f, 1);
+    ir_expr *end = lower_range(c, &lo, hi, &step, 1);
+    lower_emit(c, ir_for(f, iv, lo, end, step, IR_LOOP_SERIAL, ir_list_block(f, &body)));
     return lower_snapshot(c, "red", ir_ref(f, acc));
 }
+
 
 static ir_expr *lower_reduce(lower_ctx *c, const pf_expr *e)
 {

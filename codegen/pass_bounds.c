@@ -801,7 +801,9 @@ static bool checks_only_in_split_vector_loop(bounds_ctx *b, const ir_stmt *s, co
 
 static ir_stmt *bounds_for(bounds_ctx *b, const ir_stmt *s)
 {
-    if (!s->no_split && !short_loop(s) && !(b->in_border && ir_has_loop(s->then_s))) {
+    /* (a loop with 64-bit bounds is not split: its parts' arithmetic would be i32) */
+    if (!s->no_split && !short_loop(s) && !(b->in_border && ir_has_loop(s->then_s)) &&
+        s->hi->type == IR_I32) {
         split *sp = collect_split(b, s);
         sp->n_all = sp->n;
         memcpy(sp->all, sp->c, sizeof *sp->c * (size_t)sp->n);
