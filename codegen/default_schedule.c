@@ -11,7 +11,10 @@
  * MAX_HALO, and at exactly the consumer's own index along further dimensions) is computed per
  * TILE_X x TILE_Y tile of that consumer, in a scratch window that stays in cache (lower_at.c),
  * instead of going through memory as a full-size image. Chains fuse too (unsharp mask: the
- * horizontal blur per tile of the vertical one, that per tile of the combination). The price
+ * horizontal blur per tile of the vertical one, that per tile of the combination), up to
+ * PF_EXEC_MAX_CHAIN stages: each link nests a loop nest and its window bounds in the next, so
+ * a long chain of stencils would compile in time and memory that grow with the square of its
+ * length, and its nest would be as deep as the program is long (issue 27). The price
  * is the recomputed halo: 16 rows per 64 for the 17-tap blur. And a stage sampled on a grid
  * whose skipped pixels are filled after it (store mode) is tiled, so that each tile fills its
  * own pixels while its samples are in cache.
@@ -20,10 +23,14 @@
  * just a better schedule of the exact program. */
 #include "codegen/default_schedule.h"
 
+#include "base/arena.h"
+
 #include "codegen/jit.h"
 #include "codegen/lower.h"
 #include "lang/walk.h"
 #include "perforate/exec.h"
+
+#include <stdlib.h>
 
 enum { MAX_HALO = 16, TILE_X = 128, TILE_Y = 64, MAX_SCOPES = 32, MAX_CONST = 65536,
        FILL_X = 512, FILL_Y = 64, FUSED_FILL_X = 2048, FUSED_FILL_Y = 128, MAX_TILE = 1024 };
@@ -264,11 +271,17 @@ void pf_default_schedule_for(const pf_program *prog, const pf_exec_gene *given, 
             out[i].vectorize = default_width(prog->stages[i], wide_lanes);
         out[i].parallel = true;
     }
+    /* below[i]: stages in the chain of producers computed at i's tiles, i included */
+    int *below = pf_xcalloc((size_t)prog->n_stages + 1, sizeof *below);
     for (int p = 0; p < prog->n_stages; p++) {
-        if ((given && given[p].set) || !fusable(prog, given, out, p))
+        below[p] += 1;
+        if ((given && given[p].set) || below[p] >= PF_EXEC_MAX_CHAIN ||
+            !fusable(prog, given, out, p))
             continue;
         int c = pf_exec_sole_consumer(prog, p);
         out[p].at = c;
+        if (below[c] < below[p])
+            below[c] = below[p];
         if (pf_lower_tile_fill_ok(prog, prog->stages[c])) {
             /* Wide tiles: a tile's producer samples and fill have borders in x (halo reads,
              * the next tile's first column, scalar edge loops), and on images up to 2048
@@ -281,6 +294,7 @@ void pf_default_schedule_for(const pf_program *prog, const pf_exec_gene *given, 
             out[c].tile[1] = TILE_Y;
         }
     }
+    free(below);
     for (int i = 0; i < prog->n_stages; i++)
         if (!(given && given[i].set) && out[i].tile[0] == 0 &&
             pf_lower_tile_fill_ok(prog, prog->stages[i]))
