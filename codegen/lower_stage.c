@@ -472,8 +472,12 @@ static ir_buffer *mask_buffer(lower_ctx *c, const pf_stage *st, const lower_latt
     snprintf(name, sizeof name, "%.60s_%s", st->name, what);
     ir_buffer *b = ir_buffer_new(f, name, IR_BUF_INTERNAL, 2);
     b->dense = true;  /* the stage runtime reads planes with row stride n1 */
-    lower_emit(c, ir_let(f, b->extent[0], L->n[0]));
-    lower_emit(c, ir_let(f, b->extent[1], st->n_vars > 1 ? L->n[1] : ir_const_i32(f, 1)));
+    /* at least 1 x 1: an `over` range can leave no lattice point (n 0), and an allocation of
+     * nothing failed as if memory ran out (found by fuzz_jit); the runtime is told n */
+    ir_expr *one = ir_const_i32(f, 1);
+    lower_emit(c, ir_let(f, b->extent[0], irf_bin(f, IR_MAX, L->n[0], one)));
+    lower_emit(c, ir_let(f, b->extent[1], st->n_vars > 1 ? irf_bin(f, IR_MAX, L->n[1], one)
+                                                         : one));
     return b;
 }
 
@@ -614,6 +618,29 @@ static void lower_sampled(lower_ctx *c, const pf_stage *st, nest_spec *ns, ir_va
         emit_copy_channels(c, st, L, img);
 }
 
+/* An approximated stage whose lattice is empty (an `over` range with no point in the image)
+ * runs no part at all, as in the interpreter: the stage runtime refuses empty planes (found by
+ * fuzz_jit: adaptive sampling of an empty range failed the run). */
+static void lower_sampled_nonempty(lower_ctx *c, const pf_stage *st, nest_spec *ns,
+                                   ir_var **vars)
+{
+    if (!st->over) {  /* the lattice is the image: never empty */
+        lower_sampled(c, st, ns, vars);
+        return;
+    }
+    ir_func *f = c->f;
+    ir_expr *cond = NULL;
+    for (int d = 0; d < st->n_vars; d++) {
+        ir_expr *t = irf_bin(f, IR_LT, ir_const_i32(f, 0), ns->L->n[d]);
+        cond = cond ? irf_bin(f, IR_AND, cond, t) : t;
+    }
+    ir_list body = { 0 }, *outer = c->out;
+    c->out = &body;
+    lower_sampled(c, st, ns, vars);
+    c->out = outer;
+    lower_emit(c, ir_if(f, cond, ir_list_block(f, &body), NULL));
+}
+
 void lower_stage(lower_ctx *c, const pf_stage *st)
 {
     ir_func *f = c->f;
@@ -638,7 +665,7 @@ void lower_stage(lower_ctx *c, const pf_stage *st)
     ns.fill = fill;
     nest_exact(&ns, L, st->n_vars);
     if (st->approx)
-        lower_sampled(c, st, &ns, vars);
+        lower_sampled_nonempty(c, st, &ns, vars);
     else
         lower_emit(c, build_nest(c, &ns, vars));
     if (fill)

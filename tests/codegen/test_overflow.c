@@ -84,6 +84,25 @@ static const ovf_case cases[] = {
       "    a[x, y] = in[x, y] + 1.0;\n"
       "  for each (x, y) of out as so out[x, y] = a[x, y] + in[x, y];\n}\n",
       "sa step 64\n" },
+    /* found by fuzz_jit: the bounds pass's bound 2^31 wrapped and "proved" the read inside */
+    { "reads at offsets near -2^31 and 2^31",
+      PIPE "  for each (x, y) of out as s\n"
+      "    out[x, y] = in[x - 9, y + (-2147483647 - 1)] + in[x + 2147483647, y - 2147483647]\n"
+      "              + in[x + 1073741823, y];\n}\n", NULL },
+    /* found by fuzz_jit: one side of a read's bounds was too large to use, the other made the
+     * read count as checked */
+    { "read at an offset of 2^30 - 1 on a grid stored on demand",
+      PIPE "  image a[W, H];\n"
+      "  for each (x, y) of a over (1 .. W + 3 step 1000000000, 1 .. 1) as sa\n"
+      "    a[x, y] = in[x, y + 1073741823] + in[x + 1, y + 3];\n"
+      "  for each (x, y) of out as so out[x, y] = a[x, y];\n}\n",
+      "sa grid 2 4 reconstruct on-demand linear\n" },
+    /* found by fuzz_jit: adaptive sampling of a range with no point in the image failed */
+    { "adaptive sampling of an empty over range",
+      PIPE "  image a[W, H];\n"
+      "  for each (x, y) of a over (1073741824 .. -5 step 3, -5 .. 0) as sa a[x, y] = 0.5;\n"
+      "  for each (x, y) of out as so out[x, y] = a[x, y] + in[x, y];\n}\n",
+      "sa adaptive 2 0.9 reconstruct store gaussian-sv 0.9\n" },
 };
 
 static int apply(pf_program *prog, const char *text, pf_schedule **out)
