@@ -6,6 +6,7 @@
 
 #include "base/arena.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <poll.h>
@@ -54,6 +55,25 @@ static double now_ms(void)
 
 /* ---- spawning ---- */
 
+/* A worker keeps stdin, stdout, stderr and its socket: nothing else of the master's, above all
+ * not the run directory's lock (results/rundir_lock.c), which would otherwise stay held by
+ * workers that outlive a master killed with -9. */
+static void close_inherited(int keep)
+{
+    DIR *dp = opendir("/proc/self/fd");
+    if (!dp)
+        return;
+    int self = dirfd(dp);
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        char *end;
+        long fd = strtol(de->d_name, &end, 10);
+        if (*end == '\0' && end != de->d_name && fd > 2 && fd != keep && fd != self)
+            close((int)fd);
+    }
+    closedir(dp);
+}
+
 static int spawn(pool *p, int i, pf_error *err)
 {
     int sv[2];
@@ -67,10 +87,7 @@ static int spawn(pool *p, int i, pf_error *err)
         return pf_fail(err, "fork: %s", strerror(errno));
     }
     if (pid == 0) {
-        for (int k = 0; k < p->jobs; k++)  /* the other workers' sockets are not ours */
-            if (p->w[k].fd >= 0)
-                close(p->w[k].fd);
-        close(sv[0]);
+        close_inherited(sv[1]);  /* the other workers' sockets included */
         pf_pool_worker_main(&p->cfg, i, sv[1], parent);
     }
     close(sv[1]);
