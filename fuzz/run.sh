@@ -59,11 +59,12 @@ lib_target() {
               return ;;
     esac
     # -len_control=0: inputs are choice streams, a longer one is a larger program from the
-    # start; timeouts leave room for 300-stage chains under ASan.
+    # start. -timeout counts wall-clock seconds: under nice on a busy machine an input that
+    # needs 6 s of CPU (a 300-stage chain under ASan) waited minutes.
     # -fork: a finding is kept in artifacts-T/ and the campaign goes on (count them there).
     LSAN_OPTIONS=suppressions=fuzz/lsan.supp /usr/bin/time -f "fuzz_$t: %U s user + %S s sys" \
         "build-fuzzlib/fuzz/fuzz_$t" -max_total_time="$secs" -fork="$jobs" -ignore_crashes=1 \
-        -ignore_timeouts=1 -ignore_ooms=1 -max_len=1024 -len_control=0 -timeout=120 \
+        -ignore_timeouts=1 -ignore_ooms=1 -max_len=1024 -len_control=0 -timeout=3600 \
         -rss_limit_mb=4096 -artifact_prefix="$OUT/artifacts-$t/" -print_final_stats=1 \
         "$dir/corpus"
     ls "$OUT/artifacts-$t" | sed "s/^/fuzz_$t finding: /"
