@@ -76,14 +76,17 @@ int pf_tune_claim_dir(pf_tune *t, bool *made, pf_error *err)
     if (pf_run_lock_take(&t->lock, t->dir, err) != 0)
         return -1;
     dir_state s = state_of(t->dir, first, sizeof first);  /* another start got there first */
-    return s == DIR_EMPTY ? 0 : refuse(t->dir, s, first, err);
+    if (s == DIR_EMPTY)
+        return 0;
+    pf_run_lock_release(&t->lock);  /* nothing here is ours to undo */
+    return refuse(t->dir, s, first, err);
 }
 
 void pf_tune_undo_create(pf_tune *t, bool made)
 {
+    if (t->lock.fd < 0)
+        return;  /* the directory was never claimed: nothing in it is ours */
     for (size_t i = 0; i < sizeof created / sizeof *created; i++) {
-        if (strcmp(created[i], PF_RUN_RUN_LOCK) == 0 && t->lock.fd < 0)
-            continue;  /* not ours: the lock was refused */
         char *path = pf_run_path(t->dir, created[i]);
         unlink(path);
         free(path);

@@ -36,7 +36,8 @@ struct pf_tune {
 };
 
 /* tune_dir.c: a new run's directory (absent, or empty: else refused, nothing created) made
- * and locked; what a failed start created removed again; temporaries of killed writes. */
+ * and locked; what a failed start created removed again (only once the directory was claimed:
+ * a refused claim holds no lock and touches nothing); temporaries of killed writes. */
 int pf_tune_claim_dir(pf_tune *t, bool *made, pf_error *err);
 void pf_tune_undo_create(pf_tune *t, bool made);
 int pf_tune_clean_temporaries(pf_tune *t);

@@ -158,11 +158,24 @@ static void test_out_refuses_a_users_directory(void)
     CU_ASSERT_STRING_EQUAL(text, "mine");
     free(text);
     CU_ASSERT(!exists(dir, PF_RUN_RUN_LOCK) && !exists(dir, PF_RUN_PROGRAM));
-    /* a run is not overwritten either */
+    /* a run is not overwritten either, nor touched by the refusal */
     const char *run = pf_test_tmp("guard-twice");
     fake_run(run, &cfg, 1);
     CU_ASSERT_PTR_NULL(pf_tune_create(run, &cfg, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "already holds a run (resume it with --resume"));
+    static const char *const files[] = { PF_RUN_CONFIG, PF_RUN_PROGRAM, PF_RUN_EVALUATIONS,
+                                         PF_RUN_LOG, PF_RUN_CHECKPOINT };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        CU_ASSERT(exists(run, files[i]));
+    pf_tune *t = pf_tune_resume(run, 0, &err);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    pf_tune_free(t);
+    /* nor while it is held by another */
+    t = pf_tune_resume(run, 0, &err);
+    CU_ASSERT_PTR_NULL(pf_tune_create(run, &cfg, &err));
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        CU_ASSERT(exists(run, files[i]));
+    pf_tune_free(t);
     pf_tune_config_free(&cfg);
 }
 
