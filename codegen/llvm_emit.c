@@ -192,8 +192,10 @@ LLVMValueRef em_trip_count(emit *e, LLVMValueRef lo, LLVMValueRef hi, LLVMValueR
     LLVMValueRef n = LLVMBuildAdd(e->b, LLVMBuildSDiv(e->b, LLVMBuildSub(e->b, span, em_i32(e, 1),
                                                                          ""), step, ""),
                                   em_i32(e, 1), "");
-    return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSGT, span, em_i32(e, 0), ""), n,
-                           em_i32(e, 0), "");
+    /* lo < hi, not span > 0: an empty loop's span may wrap (lo 2^31 - 1, hi -4 is positive as
+     * an i32 difference: found by fuzz_jit, issue 27). */
+    return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, lo, hi, ""), n, em_i32(e, 0),
+                           "");
 }
 
 void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)

@@ -96,8 +96,9 @@ typedef struct em_count {
 } em_count;
 void em_count_open(emit *e, const ir_stmt *s, LLVMValueRef lo, em_count *c);
 LLVMValueRef em_count_close(emit *e, em_count *c);
-/* Iterations of [lo, hi) by step > 0 (i32 values), without overflow: 0 or (hi - lo - 1) / step
- * + 1. Needs hi - lo to fit (the loops it is used on start at 0 or later). */
+/* Iterations of [lo, hi) by step > 0 (i32 values): 0 when lo >= hi (for any lo and hi), else
+ * (hi - lo - 1) / step + 1, exact when lo >= 0 (the vector and parallel loops it counts start
+ * at 0 or later). */
 LLVMValueRef em_trip_count(emit *e, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef step);
 /* llvm_parallel.c: a cold serial loop (a border copy, a scalar tail) from lo, outlined into an
  * internal function named EM_COLD_NAME that is never inlined and is compiled by LLVM's fast

@@ -97,6 +97,13 @@ static const ovf_case cases[] = {
       "    a[x, y] = in[x, y + 1073741823] + in[x + 1, y + 3];\n"
       "  for each (x, y) of out as so out[x, y] = a[x, y];\n}\n",
       "sa grid 2 4 reconstruct on-demand linear\n" },
+    /* found by fuzz_jit: an empty vector/parallel loop from 2^31 - 2 to -4 counted (hi - lo) as
+     * positive (it wraps) and ran over rows outside the image: SIGSEGV */
+    { "an over range entirely outside the image, vectorized and parallel (span wraps in i32)",
+      PIPE "  image a[W, H];\n"
+      "  for each (x, y) of a over (2147483647 .. -5 step 3, -2147483647 - 1 .. -5 step"
+      " 2147483647) as sa\n    a[x, y] = max(in[x + 2, y], in[x, y - 2] + 0.5);\n"
+      "  for each (x, y) of out as so out[x, y] = in[x, y] + 1.0;\n}\n", NULL },
     /* found by fuzz_jit: adaptive sampling of a range with no point in the image failed */
     { "adaptive sampling of an empty over range",
       PIPE "  image a[W, H];\n"
