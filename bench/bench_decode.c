@@ -3,6 +3,7 @@
  * library's own classic read loop (8-bit interleaved, the same transforms), alternating which
  * goes first, and the medians are compared. The JPEG inputs are made here from the photos
  * (libjpeg, quality 90, baseline and progressive). Usage: bench_decode [repetitions]. */
+#include "base/clock.h"
 #include "dataset/image.h"
 
 #include <png.h>
@@ -23,13 +24,6 @@ typedef struct input {
     int width, height;
     double *t_ref, *t_pf; /* one sample per repetition */
 } input;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* --- the references: each library's plain read loop into an 8-bit interleaved buffer ------ */
 
@@ -207,16 +201,16 @@ static volatile int sink;
 
 static double time_ref(const input *p)
 {
-    double t0 = now_s();
+    double t0 = pf_now_ms();
     sink += strcmp(p->format, "png") == 0 ? ref_decode_png(p->data, p->len)
                                           : ref_decode_jpeg(p->data, p->len);
-    return now_s() - t0;
+    return (pf_now_ms() - t0) / 1e3;
 }
 
 static double time_pf(const input *p)
 {
     pf_error err;
-    double t0 = now_s();
+    double t0 = pf_now_ms();
     pf_image *img = strcmp(p->format, "png") == 0
                         ? pf_image_decode_png(p->data, p->len, p->name, &err)
                         : pf_image_decode_jpeg(p->data, p->len, p->name, &err);
@@ -226,19 +220,7 @@ static double time_pf(const input *p)
     }
     sink += (int)img->data[0];
     pf_image_free(img);
-    return now_s() - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return (pf_now_ms() - t0) / 1e3;
 }
 
 int main(int argc, char **argv)
@@ -272,9 +254,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         for (int r = 0; r < reps; r++)
             ratio[r] = in[i].t_pf[r] / in[i].t_ref[r];
-        double tr = median(in[i].t_ref, reps) * 1e3, tp = median(in[i].t_pf, reps) * 1e3;
+        double tr = pf_median(in[i].t_ref, reps) * 1e3, tp = pf_median(in[i].t_pf, reps) * 1e3;
         printf("%-22s %-10s %9zu %9.3f %9.3f %7.3f\n", in[i].name, in[i].format, in[i].len, tr,
-               tp, median(ratio, reps));
+               tp, pf_median(ratio, reps));
         sum_ref[i % 3] += tr;
         sum_pf[i % 3] += tp;
     }

@@ -22,7 +22,6 @@ static const char *const all_apps[] = {
 };
 #define N_ALL (int)(sizeof all_apps / sizeof all_apps[0])
 
-/* One compilation from source text: parse + check, then pf_compile (JIT, default options). */
 /* The phases of pf_variant_stats, in pipeline order, for the breakdown table. */
 #define N_PHASES 6
 static const char *const phase_names[N_PHASES] = {
@@ -38,32 +37,35 @@ static void phase_times(const pf_variant *v, double out[N_PHASES])
 }
 
 /* *t_cpu: CPU time of the process over parse + compile (every compile thread; less sensitive
- * to a loaded machine than wall time). phases[N_PHASES]: CPU ms per phase of pf_compile.
+ * to a loaded machine than wall time). phases[N_PHASES]: CPU ms per phase of pf_variant_build.
  * compile_threads: pf_compile_options' (0: the default, one per core). */
 static int compile_once(const char *name, const char *src, int compile_threads, double *t_parse,
                         double *t_compile, double *t_cpu, double *phases, pf_error *err)
 {
-    double c0 = bench_cpu_ms();
-    double t0 = bench_now_ms();
+    double c0 = pf_cpu_ms();
+    double t0 = pf_now_ms();
     pf_program *prog = pf_compile_string(name, src, err);
     if (!prog)
         return -1;
-    double t1 = bench_now_ms();
+    double t1 = pf_now_ms();
     pf_param_values pv;
     pf_params_init(&pv, prog);
     pf_compile_options o;
     memset(&o, 0, sizeof o);
     o.compile_threads = compile_threads;
-    pf_variant *v = pf_compile(prog, &pv, &o, err);
-    double t2 = bench_now_ms();
+    pf_plan_target target = pf_host_plan_target();
+    pf_plan *plan = pf_plan_new(prog, NULL, &target, err);
+    pf_variant *v = plan ? pf_variant_build(prog, &pv, plan, &o, err) : NULL;
+    double t2 = pf_now_ms();
     int rc = v ? 0 : -1;
     if (v) {
         *t_parse = t1 - t0;
         *t_compile = t2 - t1;
-        *t_cpu = bench_cpu_ms() - c0;
+        *t_cpu = pf_cpu_ms() - c0;
         phase_times(v, phases);
     }
     pf_variant_free(v);
+    pf_plan_free(plan);
     pf_params_free(&pv);
     pf_program_free(prog);
     return rc;
@@ -77,7 +79,8 @@ typedef struct phase_row {
 
 static void print_phase_table(const phase_row *rows, int n)
 {
-    printf("\n## Where compile time goes: median CPU ms per phase of pf_compile (the default;\n"
+    printf("\n## Where compile time goes: median CPU ms per phase of pf_variant_build (the "
+           "default;\n"
            "## LLVM phases summed over the compile threads)\n");
     printf("%-17s", "app");
     for (int k = 0; k < N_PHASES; k++)
@@ -98,7 +101,7 @@ static void phase_medians(const double *ph, int reps, double out[N_PHASES])
     for (int k = 0; k < N_PHASES; k++) {
         for (int r = 0; r < reps; r++)
             col[r] = ph[r * N_PHASES + k];
-        out[k] = bench_median(col, reps);
+        out[k] = pf_median(col, reps);
     }
     free(col);
 }
@@ -155,15 +158,15 @@ int bench_latency_table(int reps)
             printf("%-17s n/a: %s\n", all_apps[a], msg);
             continue;
         }
-        double med = bench_median(tt, reps);
+        double med = pf_median(tt, reps);
         double target = strcmp(all_apps[a], "blur") == 0 ? 50.0 : 150.0;
         char cold_s[16] = "";
         if (!isnan(cold))
             snprintf(cold_s, sizeof cold_s, "%.1f", cold);
-        double med1 = bench_median(t1, reps);
+        double med1 = pf_median(t1, reps);
         printf("%-17s %9.2f %11.2f %13.2f %9.2f %9.2f %9.2f %10.2f %9s  < %.0f %s\n",
-               all_apps[a], bench_median(tp, reps), bench_median(tc, reps), med,
-               bench_min(tt, reps), bench_median(tu, reps), med1, med1 / med, cold_s, target,
+               all_apps[a], pf_median(tp, reps), pf_median(tc, reps), med,
+               bench_min(tt, reps), pf_median(tu, reps), med1, med1 / med, cold_s, target,
                med < target ? "ok" : "MISSED");
         rows[n_rows].app = all_apps[a];
         phase_medians(ph, reps, rows[n_rows++].ms);

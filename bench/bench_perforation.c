@@ -13,7 +13,6 @@
 #include "bench/bench_util.h"
 
 #include "dataset/metrics.h"
-#include "perforate/apply.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -70,18 +69,18 @@ static void measure(trow *rows, int n, int reps)
             trow *r = &rows[i];
             if (!r->ok)
                 continue;
-            double t0 = bench_now_ms();
+            double t0 = pf_now_ms();
             if (trow_run(r) != 0) {
                 r->ok = false;
                 continue;
             }
-            r->t[r->n++] = bench_now_ms() - t0;
+            r->t[r->n++] = pf_now_ms() - t0;
         }
 }
 
 static double med(const trow *r)
 {
-    return r->ok && r->n ? bench_median(r->t, r->n) : NAN;
+    return r->ok && r->n ? pf_median(r->t, r->n) : NAN;
 }
 
 static void first_line(char *s)
@@ -93,15 +92,8 @@ static pf_variant *compile_sched(bench_prog *bp, const char *sched, int threads,
                                  char *why, size_t nwhy)
 {
     pf_error err;
-    pf_schedule *s = bench_prog_schedule(bp, sched, &err);
-    pf_variant *v = NULL;
-    if (!sched || s)
-        v = bench_compile_with(bp, s, threads, flags, &err);
-    if (s) {
-        pf_schedule_free(s);
-        free(s);
-    }
-    pf_schedule_clear(bp->prog);
+    const pf_plan *plan = bench_plan(bp, sched, &err);
+    pf_variant *v = plan ? bench_compile_with(bp, plan, threads, flags, &err) : NULL;
     if (!v) {
         snprintf(why, nwhy, "n/a: %.250s", err.msg);
         first_line(why);
@@ -114,13 +106,8 @@ static pf_variant *compile_text(bench_prog *bp, const char *text, int threads, b
                                 char *why, size_t nwhy)
 {
     pf_error err;
-    pf_schedule_clear(bp->prog);
-    pf_schedule *s = pf_schedule_from_string(bp->prog, text, &err);
-    pf_variant *v = NULL;
-    if (s && pf_schedule_apply(bp->prog, s, &err) == 0)
-        v = bench_compile(bp, s, threads, no_cong, &err);
-    pf_schedule_delete(s);
-    pf_schedule_clear(bp->prog);
+    const pf_plan *plan = bench_plan_text(bp, text, &err);
+    pf_variant *v = plan ? bench_compile(bp, plan, threads, no_cong, &err) : NULL;
     if (!v) {
         snprintf(why, nwhy, "n/a: %.250s", err.msg);
         first_line(why);

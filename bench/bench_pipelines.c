@@ -135,17 +135,8 @@ static void add_perfora(row *r, bench_prog *bp, const char *sched, unsigned flag
     r->out = out;
     r->pv_in = in;
     r->diff = NAN;
-    pf_schedule *s = bench_prog_schedule(bp, sched, &err);
-    if (sched && !s) {
-        snprintf(r->why, sizeof r->why, "n/a: %.300s", err.msg);
-        return;
-    }
-    r->pv = bench_compile_with(bp, s, threads, flags, &err);
-    if (s) {
-        pf_schedule_free(s);
-        free(s);
-    }
-    pf_schedule_clear(bp->prog);
+    const pf_plan *plan = bench_plan(bp, sched, &err);
+    r->pv = plan ? bench_compile_with(bp, plan, threads, flags, &err) : NULL;
     if (!r->pv) {
         snprintf(r->why, sizeof r->why, "n/a: %.300s", err.msg);
         return;
@@ -182,12 +173,12 @@ static void measure(row *rows, int n, const options *o, const pf_image *ref)
         row *r = &rows[i];
         if (!r->ok)
             continue;
-        double t0 = bench_now_ms();
+        double t0 = pf_now_ms();
         if (row_run(r) != 0) {
             r->ok = false;
             continue;
         }
-        double w = bench_now_ms() - t0;
+        double w = pf_now_ms() - t0;
         if (r->m.finish)
             r->m.finish(r->m.ctx);
         if (r->perfora || r->m.check) {
@@ -214,20 +205,20 @@ static void measure(row *rows, int n, const options *o, const pf_image *ref)
             row *r = &rows[i];
             if (!r->ok || round >= r->reps)
                 continue;
-            double t0 = bench_now_ms(), c0 = bench_cpu_ms();
+            double t0 = pf_now_ms(), c0 = pf_cpu_ms();
             if (row_run(r) != 0) {
                 r->ok = false;
                 continue;
             }
-            r->t[r->n++] = bench_now_ms() - t0;
+            r->t[r->n++] = pf_now_ms() - t0;
             r->wall += r->t[r->n - 1];
-            r->cpu += bench_cpu_ms() - c0;
+            r->cpu += pf_cpu_ms() - c0;
         }
 }
 
 static double row_median(const row *r)
 {
-    return r->ok && r->n ? bench_median(r->t, r->n) : NAN;
+    return r->ok && r->n ? pf_median(r->t, r->n) : NAN;
 }
 
 static void print_rows(const row *rows, int n, double t_perfora)
@@ -379,7 +370,8 @@ static int app_setup(app_bench *ab, bench_app app, pf_image *in, pf_error *err)
     snprintf(path, sizeof path, "%s/apps/%s.pf", BENCH_SRC, app_file[app]);
     if (bench_prog_load(&ab->prog, path, err) != 0)
         return -1;
-    pf_variant *v = bench_compile(&ab->prog, NULL, 1, false, err);
+    const pf_plan *plan = bench_plan(&ab->prog, NULL, err);
+    pf_variant *v = plan ? bench_compile(&ab->prog, plan, 1, false, err) : NULL;
     if (!v)
         return -1;
     ab->ref = pf_image_new(in->width, in->height, 3, err);
@@ -392,10 +384,10 @@ static int app_setup(app_bench *ab, bench_app app, pf_image *in, pf_error *err)
     for (int a = 0; a < N_HL; a++) {
         ab->hl_out[a] = pf_image_new(in->width, in->height, 3, err);
         bench_img vo = bench_view(ab->hl_out[a]);
-        double t0 = bench_now_ms();
+        double t0 = pf_now_ms();
         ab->hl_rc[a] = bench_hl_make(app, hl_flags[a], &vin, &vo, &ab->hl[a]);
         fprintf(stderr, "  [Halide %s %s: %s in %.1f s]\n", app_file[app], hl_names[a],
-                ab->hl_rc[a] ? "failed" : "compiled", (bench_now_ms() - t0) / 1e3);
+                ab->hl_rc[a] ? "failed" : "compiled", (pf_now_ms() - t0) / 1e3);
     }
 #endif
     return 0;
@@ -505,7 +497,8 @@ static const char usage[] =
     "(repeatable; default all)\n"
     "  --only PART       speed | latency | rss (repeatable; default all three)\n"
     "  --compile-reps N  compilations per app for the latency table (default 11)\n"
-    "  --photo FILE      the input photo (default data/images/train/natural_0_820x614.png)\n";
+    "  --photo FILE      the input photo (default data/images/train/natural_0_820x614.png)\n"
+    "  --no-vector-math  perfora's exp, log, pow, sin, cos as one libm call per lane\n";
 
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -516,6 +509,10 @@ static int parse_args(int argc, char **argv, options *o)
         if (strcmp(a, "--help") == 0) {
             fputs(usage, stdout);
             exit(0);
+        }
+        if (strcmp(a, "--no-vector-math") == 0) {
+            bench_default_flags |= BENCH_NO_VECTOR_MATH;
+            continue;
         }
         if (!v)
             goto bad;

@@ -4,6 +4,7 @@
  * machine-independent unit: "how many passes over the image is this kernel worth"). The masks
  * and sigma maps are the ones the tuner would build: importance f = 0.25 (sigma_imp = h/64),
  * adaptive k = 3, f = 0.25, grid 4x4. Usage: bench_reconstruct [repetitions]. */
+#include "base/clock.h"
 #include "dataset/image.h"
 #include "reconstruct/runtime.h"
 
@@ -14,13 +15,6 @@
 #include <time.h>
 
 #define MAX_REPS 64
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -48,9 +42,9 @@ static double time_kernel(bench_ctx *c, kernel_fn fn)
     size_t bytes = c->img->plane * (size_t)c->img->channels * sizeof(float);
     for (int r = 0; r < c->reps; r++) {
         memcpy(c->work->data, c->img->data, bytes);
-        double t0 = now_s();
+        double t0 = pf_now_ms();
         fn(c);
-        t[r] = now_s() - t0;
+        t[r] = (pf_now_ms() - t0) / 1e3;
     }
     qsort(t, (size_t)c->reps, sizeof t[0], cmp_double);
     return t[0];

@@ -2,8 +2,8 @@
  * differences, bandwidth. */
 #include "bench/bench_util.h"
 
+#include "base/arena.h"
 #include "dataset/resample.h"
-#include "perforate/apply.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -13,35 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-double bench_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-double bench_cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(const double *v, int n)
-{
-    double *t = malloc(sizeof *t * (size_t)n);
-    memcpy(t, v, sizeof *t * (size_t)n);
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    double m = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-    free(t);
-    return m;
-}
+unsigned bench_default_flags;
 
 void bench_strcpy(char *dst, size_t n, const char *src)
 {
@@ -169,49 +141,57 @@ void bench_prog_free(bench_prog *bp)
 {
     if (!bp->prog)
         return;
+    for (int i = 0; i < bp->n_plans; i++)
+        pf_plan_free(bp->plans[i]);
+    free(bp->plans);
     pf_params_free(&bp->params);
     pf_program_free(bp->prog);
-    bp->prog = NULL;
+    memset(bp, 0, sizeof *bp);
 }
 
-pf_schedule *bench_prog_schedule(bench_prog *bp, const char *path, pf_error *err)
+static const pf_plan *keep_plan(bench_prog *bp, pf_plan *p)
 {
-    pf_schedule_clear(bp->prog);
-    if (!path)
+    if (!p)
         return NULL;
-    pf_schedule *s = calloc(1, sizeof *s);
-    if (pf_schedule_load(bp->prog, path, s, err) != 0) {
-        free(s);
-        return NULL;
-    }
-    if (pf_schedule_apply(bp->prog, s, err) != 0) {
-        pf_schedule_free(s);
-        free(s);
-        return NULL;
-    }
-    return s;
+    bp->plans = pf_xrealloc(bp->plans, sizeof *bp->plans * (size_t)(bp->n_plans + 1));
+    bp->plans[bp->n_plans++] = p;
+    return p;
 }
 
-pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads, unsigned flags,
+const pf_plan *bench_plan(bench_prog *bp, const char *path, pf_error *err)
+{
+    pf_plan_target t = pf_host_plan_target();
+    return keep_plan(bp, path ? pf_plan_load(bp->prog, path, &t, err)
+                              : pf_plan_new(bp->prog, NULL, &t, err));
+}
+
+const pf_plan *bench_plan_text(bench_prog *bp, const char *text, pf_error *err)
+{
+    pf_plan_target t = pf_host_plan_target();
+    return keep_plan(bp, pf_plan_parse(bp->prog, text, "<schedule>", &t, err));
+}
+
+pf_variant *bench_compile_with(bench_prog *bp, const pf_plan *plan, int threads, unsigned flags,
                                pf_error *err)
 {
+    flags |= bench_default_flags;
     pf_compile_options o;
     memset(&o, 0, sizeof o);
     o.backend = PF_BACKEND_JIT;
-    o.schedule = s;
     o.threads = threads;
     o.no_congruence = flags & BENCH_NO_CONGRUENCE;
     o.fp_contract = flags & BENCH_FP_CONTRACT;
     o.fast_math = flags & BENCH_FAST_MATH;
     o.no_channel_unroll = flags & BENCH_NO_CHANNEL_UNROLL;
     o.no_bands = flags & BENCH_NO_BANDS;
-    return pf_compile(bp->prog, &bp->params, &o, err);
+    o.no_vector_math = flags & BENCH_NO_VECTOR_MATH;
+    return pf_variant_build(bp->prog, &bp->params, plan, &o, err);
 }
 
-pf_variant *bench_compile(bench_prog *bp, const pf_schedule *s, int threads, bool no_congruence,
+pf_variant *bench_compile(bench_prog *bp, const pf_plan *plan, int threads, bool no_congruence,
                           pf_error *err)
 {
-    return bench_compile_with(bp, s, threads, no_congruence ? BENCH_NO_CONGRUENCE : 0, err);
+    return bench_compile_with(bp, plan, threads, no_congruence ? BENCH_NO_CONGRUENCE : 0, err);
 }
 
 int bench_run(pf_variant *v, pf_image *in, pf_image *out, pf_error *err)
@@ -263,11 +243,11 @@ double bench_copy_ms(size_t bytes, int threads, int reps)
     memset(dst, 2, bytes);
     double *t = malloc(sizeof *t * (size_t)reps);
     for (int r = 0; r < reps; r++) {
-        double t0 = bench_now_ms();
+        double t0 = pf_now_ms();
         bench_copy(src, dst, bytes, threads);
-        t[r] = bench_now_ms() - t0;
+        t[r] = pf_now_ms() - t0;
     }
-    double m = bench_median(t, reps);
+    double m = pf_median(t, reps);
     free(t);
     free(src);
     free(dst);

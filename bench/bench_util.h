@@ -6,19 +6,17 @@
 #ifndef PF_BENCH_UTIL_H
 #define PF_BENCH_UTIL_H
 
+#include "base/clock.h"
 #include "bench/cmp.h"
 #include "codegen/compile.h"
 #include "dataset/image.h"
 #include "lang/lang.h"
-#include "perforate/apply.h"
-#include "perforate/schedule.h"
+#include "perforate/plan.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-double bench_now_ms(void);
-double bench_cpu_ms(void);  /* CPU time of the whole process (all threads) */
-double bench_median(const double *v, int n);
+/* Clocks and medians: base/clock.h (pf_now_ms, pf_cpu_ms, pf_median). */
 /* Copies src into dst[n] (truncating, always terminated). */
 void bench_strcpy(char *dst, size_t n, const char *src);  /* n >= 1; v is not modified */
 double bench_min(const double *v, int n);
@@ -46,22 +44,24 @@ double bench_max_diff(const pf_image *a, const pf_image *b, int x0, int y0, int 
 double bench_max_diff_at(const pf_image *a, const pf_image *b, int x0, int y0, int x1, int y1,
                          double tol, int at[3], long *count);
 
-/* A perfora program ready to compile: loaded once, with its default parameters. */
+/* A perfora program ready to compile: loaded once, with its default parameters, and the plans
+ * made for it (freed with it). */
 typedef struct bench_prog {
     pf_program *prog;
     pf_param_values params;
+    pf_plan **plans;
+    int n_plans;
 } bench_prog;
 int bench_prog_load(bench_prog *bp, const char *path, pf_error *err);
 void bench_prog_free(bench_prog *bp);
 
-/* Applies the schedule file's approximation genes to the program (pf_schedule_apply) and
- * returns the parsed schedule (its exec genes go to pf_compile_options.schedule), or NULL with
- * err. NULL path: clears the approximations and returns NULL without error. */
-pf_schedule *bench_prog_schedule(bench_prog *bp, const char *path, pf_error *err);
+/* The plan of the schedule file at path (NULL: the exact program) or of schedule text, for
+ * this machine; bp keeps it until bench_prog_free. NULL with err. */
+const pf_plan *bench_plan(bench_prog *bp, const char *path, pf_error *err);
+const pf_plan *bench_plan_text(bench_prog *bp, const char *text, pf_error *err);
 
-/* Compiles a JIT variant with `threads` worker threads and the given schedule (NULL: default
- * schedule). NULL with err on failure. */
-pf_variant *bench_compile(bench_prog *bp, const pf_schedule *s, int threads, bool no_congruence,
+/* Builds a JIT variant of a plan of bp with `threads` worker threads. NULL with err. */
+pf_variant *bench_compile(bench_prog *bp, const pf_plan *plan, int threads, bool no_congruence,
                           pf_error *err);
 /* The same with compile options other than the default: BENCH_* bits. */
 enum {
@@ -70,9 +70,12 @@ enum {
     BENCH_NO_CHANNEL_UNROLL = 4,  /* channel loops outside y and x (pass_channels off) */
     BENCH_NO_BANDS = 8,           /* scatter stages serial (pass_bands off) */
     BENCH_FAST_MATH = 16,         /* perfora's opt-in Halide float semantics (--fast-math) */
+    BENCH_NO_VECTOR_MATH = 32,    /* libm per lane for exp, log, pow, sin, cos */
 };
-pf_variant *bench_compile_with(bench_prog *bp, const pf_schedule *s, int threads, unsigned flags,
+pf_variant *bench_compile_with(bench_prog *bp, const pf_plan *plan, int threads, unsigned flags,
                                pf_error *err);
+/* Flags every bench_compile adds (a bench's command line sets them). */
+extern unsigned bench_default_flags;
 
 /* Runs a variant on one input and one output image. */
 int bench_run(pf_variant *v, pf_image *in, pf_image *out, pf_error *err);

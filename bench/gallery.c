@@ -70,34 +70,26 @@ static int save_in(const char *dir, const char *name, const pf_image *img, pf_er
 static pf_image *run_variant(bench_prog *bp, const char *text, pf_image *in, double *ms,
                              pf_error *err)
 {
-    pf_schedule *s = NULL;
-    pf_schedule_clear(bp->prog);
+    const pf_plan *plan = bench_plan(bp, NULL, err);
     if (text) {
         char full[1024];
         snprintf(full, sizeof full, "# perfora schedule 1\n%s", text);
-        if (!(s = pf_schedule_from_string(bp->prog, full, err)))
-            return NULL;
-        if (pf_schedule_apply(bp->prog, s, err) != 0) {
-            pf_schedule_delete(s);
-            return NULL;
-        }
+        plan = bench_plan_text(bp, full, err);
     }
-    pf_variant *v = bench_compile(bp, s, 1, false, err);
-    pf_schedule_delete(s);
+    pf_variant *v = plan ? bench_compile(bp, plan, 1, false, err) : NULL;
     pf_image *out = v ? pf_image_new(in->width, in->height, 3, err) : NULL;
     double t[5];
     for (int r = 0; out && r < 5; r++) {
-        double t0 = bench_now_ms();
+        double t0 = pf_now_ms();
         if (bench_run(v, in, out, err) != 0) {
             pf_image_free(out);
             out = NULL;
         }
-        t[r] = bench_now_ms() - t0;
+        t[r] = pf_now_ms() - t0;
     }
     if (out)
-        *ms = bench_median(t, 5);
+        *ms = pf_median(t, 5);
     pf_variant_free(v);
-    pf_schedule_clear(bp->prog);
     return out;
 }
 

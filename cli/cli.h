@@ -7,6 +7,7 @@ int pf_cmd_run(int argc, char **argv);
 int pf_cmd_check(int argc, char **argv);
 int pf_cmd_dataset(int argc, char **argv);
 int pf_cmd_tune(int argc, char **argv);
+int pf_cmd_report(int argc, char **argv);
 
 /* Prints "perfora: " + message to stderr. */
 void pf_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

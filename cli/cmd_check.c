@@ -14,44 +14,14 @@ static const char check_usage[] =
     "  parses and checks a pipeline; errors are printed as file:line:col\n"
     "  --print   print the checked program (pretty-printed) instead of the summary\n";
 
-static void print_images(const char *label, pf_image_decl *const *imgs, int n)
-{
-    pf_strbuf sb;
-    pf_sb_init(&sb);
-    for (int i = 0; i < n; i++) {
-        pf_sb_printf(&sb, "%s%s[", i ? ", " : "", imgs[i]->name);
-        for (int d = 0; d < imgs[i]->ndims; d++) {
-            if (d)
-                pf_sb_puts(&sb, ", ");
-            pf_print_expr(imgs[i]->extents[d], &sb);
-        }
-        pf_sb_putc(&sb, ']');
-    }
-    printf("  %-8s %s\n", label, pf_sb_str(&sb));
-    pf_sb_free(&sb);
-}
-
 static void print_summary(const pf_program *prog)
 {
-    printf("pipeline %s\n", prog->name);
-    print_images("inputs:", prog->inputs, prog->n_inputs);
-    print_images("outputs:", prog->outputs, prog->n_outputs);
-    for (int i = 0; i < prog->n_loops; i++) {
-        const pf_loop_info *li = &prog->loops[i];
-        if (li->kind == PF_LOOP_STAGE) {
-            const pf_stage *st = li->stage;
-            printf("  stage %s of %s (", st->name, st->image_name);
-            for (int v = 0; v < st->n_vars; v++)
-                printf("%s%s", v ? ", " : "", st->var_names[v]);
-            printf(")%s\n", st->serial ? " serial" : "");
-        } else {
-            printf("    loop %s (depth %d)\n", li->name, li->depth);
-        }
-    }
     pf_strbuf sb;
     pf_sb_init(&sb);
+    pf_describe_program(prog, &sb);
+    pf_sb_puts(&sb, "tunable loops (what a schedule may give each):\n");
     pf_perforable_describe(prog, &sb);
-    printf("tunable loops (what a schedule may give each):\n%s", pf_sb_str(&sb));
+    fputs(pf_sb_str(&sb), stdout);
     pf_sb_free(&sb);
 }
 

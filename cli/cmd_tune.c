@@ -1,20 +1,25 @@
 /* perfora tune: the genetic search of a pipeline's variants on a benchmark, in a run
  * directory that a kill -9 leaves resumable (results/tune.h; docs/search.md). Wiring only:
- * options, the local process pool, the progress line. */
+ * options, the local process pool or, under mpirun, the MPI ranks (cluster/mpi.h), the
+ * progress line, the stop signals. */
 #include "cli/cli.h"
+#include "cluster/mpi.h"
 #include "cluster/pool.h"
 #include "dataset/manifest.h"
 #include "results/tune.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char tune_usage[] =
     "usage: perfora tune FILE.pf --out RUN [options]\n"
     "       perfora tune --resume RUN [--jobs J] [--generations G]\n"
+    "       mpirun -np N perfora tune ...   (rank 0 searches, the other ranks evaluate)\n"
     "  --out RUN             the run directory (created; see docs/search.md)\n"
     "  --resume RUN          continue a run after a crash or kill (loses at most the\n"
     "                        generation in flight)\n"
@@ -27,13 +32,15 @@ static const char tune_usage[] =
     "  --generations G       generations, the initial one included (200)\n"
     "  --seed S              random seed (1): the same seed replays the same search up to\n"
     "                        timing noise\n"
-    "  --jobs J              worker processes (default: the number of cores)\n"
+    "  --jobs J              worker processes (default: the number of cores; under mpirun\n"
+    "                        every rank but 0 is one worker)\n"
     "  --mode M              full (image perforation), grid (grid sampling only) or loop\n"
     "                        (loop perforation only: the paper's baseline)\n"
     "  --max-error E         error cap of the quality numbers, Lab units (10)\n"
     "  --tournament K        tournament size (2)\n"
     "  --elite F, --mutants F  fractions kept / mutated (0.3, 0.3)\n"
     "  --hints 0|1           the released reconstruction hints (1)\n"
+    "  --seeds 0|1           structured seeds in the first generation (1; docs/search.md)\n"
     "  --exec-rate P         probability that a mutation draws an execution gene (0.25);\n"
     "                        --no-exec sets 0 (default execution schedules only)\n"
     "  --p-modify P          probability that a mutation redraws one parameter (0.3)\n"
@@ -42,11 +49,23 @@ static const char tune_usage[] =
     "  --samples N           timing samples per image, median kept (5)\n"
     "  --min-sample-ms MS    calls per sample so that one lasts at least MS (20)\n"
     "  --timeout-factor F    a call may take F x the exact time + --timeout-min-ms (20, 2000)\n"
+    "  --threads N           threads of a timed candidate (default: all the node's cores)\n"
+    "  --screen-ms MS        screening: first time each candidate with one pair of blocks of\n"
+    "                        MS per image, in full only if it may reach the frontier (5;\n"
+    "                        0: every candidate in full)\n"
+    "  --screen-margin M     ... unless a frontier point beats it by more than M (0.2)\n"
     "  --watchdog-s S        kill a worker silent for S seconds (600)\n"
+    "  --worker-deadline-s S under mpirun: drop a worker rank silent for S seconds and\n"
+    "                        dispatch its candidate again (60)\n"
+    "  --broadcast-data      under mpirun: rank 0 sends the program and images to the nodes\n"
+    "                        (no shared filesystem)\n"
     "  --param NAME=VALUE    override a param of the pipeline\n"
     "  --no-test             do not re-measure the frontier on the test split\n"
+    "  --confirm N           rounds of re-measuring the training frontier at the end (3; 0:\n"
+    "                        none; docs/search.md §5)\n"
     "  --no-extra-metrics    skip PSNR and SSIM (the Lab error alone is cheaper)\n"
-    "  --quiet               no progress line\n";
+    "  --quiet               no progress line\n"
+    "SIGTERM or SIGINT stops the run (exit status 3; --resume goes on).\n";
 
 #define TUNE_MAX_PARAMS 16
 
@@ -54,7 +73,8 @@ typedef struct tune_args {
     const char *program, *out, *resume;
     pf_tune_config cfg;
     pf_pool_options pool;
-    int generations_set;
+    pf_mpi_options mpi;
+    int generations_set, jobs_set;
     bool quiet;
     const char *params[TUNE_MAX_PARAMS];
     int n_params;
@@ -109,6 +129,13 @@ static int ga_option(tune_args *a, const char *s, const char *v, bool *known)
         return number(s, v, 0, 1, &g->genome.p_modify);
     if (strcmp(s, "--p-accept-for") == 0)
         return number(s, v, 0, 1, &g->genome.p_accept_for);
+    if (strcmp(s, "--seeds") == 0) {
+        int on = 0;
+        int rc = integer(s, v, 0, 1, &on);
+        if (rc == 0)
+            g->seeds = on;
+        return rc;
+    }
     if (strcmp(s, "--hints") == 0) {
         int h = 0;
         int rc = integer(s, v, 0, 1, &h);
@@ -141,6 +168,12 @@ static int eval_option(tune_args *a, const char *s, const char *v, bool *known)
                    ? 0 : pf_cli_usage("tune", "--backend is jit or c");
     if (strcmp(s, "--min-sample-ms") == 0)
         return number(s, v, 0, 1e6, &e->min_sample_ms);
+    if (strcmp(s, "--threads") == 0)
+        return integer(s, v, 1, 1024, &e->threads);
+    if (strcmp(s, "--screen-ms") == 0)
+        return number(s, v, 0, 1e6, &e->screen_ms);
+    if (strcmp(s, "--screen-margin") == 0)
+        return number(s, v, 0, 0.99, &e->screen_margin);
     if (strcmp(s, "--timeout-factor") == 0)
         return number(s, v, 1, 1e6, &e->timeout_factor);
     if (strcmp(s, "--timeout-min-ms") == 0)
@@ -168,15 +201,20 @@ static int parse_option(tune_args *a, const char *s, const char *v)
         a->out = v;
     else if (strcmp(s, "--resume") == 0)
         a->resume = v;
-    else if (strcmp(s, "--jobs") == 0)
+    else if (strcmp(s, "--jobs") == 0) {
+        a->jobs_set = 1;
         return integer(s, v, 1, 1024, &a->pool.jobs);
+    } else if (strcmp(s, "--worker-deadline-s") == 0)
+        return number(s, v, 0.1, 1e7, &a->mpi.deadline_s);
     else if (strcmp(s, "--max-error") == 0)
         return number(s, v, 1e-6, 1e6, &a->cfg.max_error);
+    else if (strcmp(s, "--confirm") == 0)
+        return integer(s, v, 0, 100, &a->cfg.confirm);
     else if (strcmp(s, "--watchdog-s") == 0) {
         double d = 0;
         rc = number(s, v, 1, 1e7, &d);
         if (rc == 0)
-            a->pool.watchdog_ms = d * 1000;
+            a->pool.watchdog_ms = a->mpi.watchdog_ms = d * 1000;
         return rc;
     } else
         return pf_cli_usage("tune", "unknown option '%s'", s);
@@ -193,6 +231,8 @@ static int flag(tune_args *a, const char *s)
         a->quiet = true;
     else if (strcmp(s, "--no-extra-metrics") == 0)
         a->cfg.eval.extra_metrics = false;
+    else if (strcmp(s, "--broadcast-data") == 0)
+        a->mpi.broadcast_data = true;
     else
         return -1;
     return 0;
@@ -230,7 +270,11 @@ static int parse_tune_args(int argc, char **argv, tune_args *a)
 
 typedef struct progress_ctx {
     bool tty, quiet, line_open;
+    time_t last;  /* not a terminal (a batch job's log, rank 0 under mpirun): the last line */
 } progress_ctx;
+
+/* Not on a terminal, the progress line is a log line every this many seconds. */
+#define PROGRESS_EVERY_S 60
 
 static void fmt_duration(double s, char *buf, size_t n)
 {
@@ -245,17 +289,24 @@ static void fmt_duration(double s, char *buf, size_t n)
 static void on_progress(void *ctx, const pf_tune_progress *p)
 {
     progress_ctx *c = ctx;
-    if (!c->tty || c->quiet)
-        return;  /* not a terminal: the log lines say it */
+    if (c->quiet || (!c->tty && time(NULL) - c->last < PROGRESS_EVERY_S))
+        return;
+    c->last = time(NULL);
     char eta[32], gen[32] = "";
     fmt_duration(p->eta_s, eta, sizeof eta);
     if (p->generation >= 0)
         snprintf(gen, sizeof gen, " gen %d/%d", p->generation, p->generations - 1);
-    fprintf(stderr, "\r\033[K%s%s  evals %ld/%ld  %.2f/s  ETA %s  frontier %d  best %.2fx at "
-            "error <= %g", p->phase, gen, p->done, p->total, p->per_second, eta, p->frontier,
-            p->best_speedup, p->max_error);
+    char line[1024];
+    snprintf(line, sizeof line, "%s%s  evals %ld/%ld  %.2f/s  ETA %s  frontier %d  best %.2fx at "
+             "error <= %g%s%s", p->phase, gen, p->done, p->total, p->per_second, eta,
+             p->frontier, p->best_speedup, p->max_error, p->load ? "  " : "",
+             p->load ? p->load : "");
+    if (c->tty)
+        fprintf(stderr, "\r\033[K%s", line);
+    else
+        fprintf(stderr, "tune: progress: %s\n", line);
     fflush(stderr);
-    c->line_open = true;
+    c->line_open = c->tty;
 }
 
 static void on_log(void *ctx, const char *line)
@@ -271,28 +322,65 @@ static void on_log(void *ctx, const char *line)
 
 /* ---- wiring ---- */
 
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* SIGTERM (a batch system's, or mpirun passing it on) and SIGINT stop the run without waiting
+ * for the candidates in flight; everything measured is on record for --resume. Under MPI,
+ * SIGUSR1 is ignored: MPICH sends it to every rank when one dies. */
+static void catch_stop_signals(bool mpi)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    if (mpi)
+        signal(SIGUSR1, SIG_IGN);
+}
+
+/* The search through an evaluator; returns the exit status. */
+static int search(pf_tune *t, pf_evaluator *ev, const tune_args *a)
+{
+    pf_error err;
+    progress_ctx pc = { .tty = isatty(STDERR_FILENO) != 0, .quiet = a->quiet };
+    pf_tune_hooks hooks = { .progress = on_progress, .log = on_log, .ctx = &pc,
+                            .stop = &stop_requested };
+    int rc = pf_tune_run(t, ev, &hooks, &err);
+    if (pc.line_open)
+        fputc('\n', stderr);
+    const char *dir = pf_tune_dir(t);
+    if (rc < 0) {
+        pf_cli_error("%s", err.msg);
+        return 1;
+    }
+    if (rc == 1) {
+        pf_cli_error("stopped on a signal; continue with: perfora tune --resume %s", dir);
+        return 3;
+    }
+    printf("frontier written to %s/frontier-train.tsv and %s/frontier-test.tsv (schedules in "
+           "%s/frontier/, numbers in %s/summary.json)\n", dir, dir, dir, dir);
+    return 0;
+}
+
 static int run(pf_tune *t, const tune_args *a)
 {
     pf_error err;
+    catch_stop_signals(false);
     pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &a->pool, &err);
     if (!ev) {
         pf_cli_error("%s", err.msg);
         return 1;
     }
-    progress_ctx pc = { isatty(STDERR_FILENO) != 0, a->quiet, false };
-    pf_tune_hooks hooks = { on_progress, on_log, &pc, 0 };
-    int rc = pf_tune_run(t, ev, &hooks, &err);
-    if (pc.line_open)
-        fputc('\n', stderr);
+    int rc = search(t, ev, a);
     pf_evaluator_destroy(ev);
-    if (rc != 0) {
-        pf_cli_error("%s", err.msg);
-        return 1;
-    }
-    const char *dir = pf_tune_dir(t);
-    printf("frontier written to %s/frontier-train.tsv and %s/frontier-test.tsv (schedules in "
-           "%s/frontier/, numbers in %s/summary.json)\n", dir, dir, dir, dir);
-    return 0;
+    return rc;
 }
 
 static pf_tune *start(tune_args *a, pf_error *err)
@@ -310,12 +398,57 @@ static pf_tune *start(tune_args *a, pf_error *err)
     return pf_tune_create(a->out, &a->cfg, err);
 }
 
+/* Under mpirun: rank 0 runs the search over the other ranks, which evaluate. */
+static int run_mpi(tune_args *a)
+{
+    pf_error err;
+    pf_mpi *m = pf_mpi_start(&err);
+    if (!m) {
+        pf_cli_error("%s", err.msg);
+        return 1;
+    }
+    if (pf_mpi_rank(m) != 0) {
+        int rc = pf_mpi_worker_run(m, &err);
+        if (rc != 0)
+            pf_cli_error("rank %d: %s", pf_mpi_rank(m), err.msg);
+        pf_mpi_end(m, false);
+        return rc != 0;
+    }
+    if (a->jobs_set)
+        pf_cli_error("--jobs is for a local run: under mpirun every rank but 0 is one worker");
+    pf_tune *t = start(a, &err);
+    pf_evaluator *ev = t ? pf_mpi_master_new(m, &pf_tune_config_of(t)->eval, pf_tune_dir(t),
+                                             &a->mpi, &err) : NULL;
+    if (!ev) {
+        pf_cli_error("%s", err.msg);
+        pf_tune_free(t);
+        pf_mpi_abort(m, 1);
+    }
+    catch_stop_signals(true);
+    int rc = search(t, ev, a);
+    int lost = pf_mpi_master_close(ev);
+    pf_tune_free(t);
+    if (lost)
+        pf_cli_error("%d worker rank%s %s: ending the MPI job with MPI_Abort(status 0), as "
+                     "MPI_Finalize would wait for %s forever; the run directory is complete",
+                     lost, lost == 1 ? "" : "s", rc == 3 ? "not waited for after the stop"
+                     : lost == 1 ? "was lost" : "were lost", lost == 1 ? "it" : "them");
+    pf_mpi_end(m, lost > 0);
+    return rc;
+}
+
 int pf_cmd_tune(int argc, char **argv)
 {
     tune_args a;
     memset(&a, 0, sizeof a);
     pf_tune_config_default(&a.cfg);
+    a.mpi.deadline_s = 60;
     int rc = parse_tune_args(argc, argv, &a);
+    if (rc == 0 && pf_mpi_launched_size() > 1) {
+        rc = run_mpi(&a);
+        pf_tune_config_free(&a.cfg);
+        return rc;
+    }
     if (rc == 0) {
         pf_error err;
         pf_tune *t = start(&a, &err);

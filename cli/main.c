@@ -1,5 +1,6 @@
 /* perfora's entry point: global options and dispatch to the subcommands. */
 #include "cli/cli.h"
+#include "cluster/pool.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@ static const char usage[] =
     "  run      run a pipeline (or an image round trip) on images\n"
     "  dataset  build the image benchmark from Debian packages, or summarise one\n"
     "  tune     search a pipeline's perforated variants (genetic algorithm, Pareto frontier)\n"
+    "  report   the HTML report of a search run: Pareto plots, variants, pictures\n"
     "\n"
     "Run 'perfora COMMAND --help' for a command's options.\n";
 
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "__pool-worker") == 0)  /* a worker the pool started with exec */
+        pf_pool_worker_exec_main(argc, argv);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         fputs(usage, stdout);
         return 0;
@@ -60,6 +64,8 @@ int main(int argc, char **argv)
         return pf_cmd_dataset(argc - 1, argv + 1);
     if (strcmp(cmd, "tune") == 0)
         return pf_cmd_tune(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return pf_cmd_report(argc - 1, argv + 1);
     fprintf(stderr, "perfora: unknown command or option '%s'\n%s", cmd, usage);
     return 2;
 }

@@ -5,18 +5,20 @@
 #include "cluster/pool_proto.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 typedef struct job {
@@ -38,26 +40,56 @@ typedef struct pool {
     pf_eval_config cfg;
     int jobs, spawned;
     double watchdog_ms;
+    const char *exe;       /* NULL: fork */
+    int rank;
+    char host[256];
+    pf_front_point *front; /* sent with every request */
+    int n_front;
     worker *w;
     job *queue;            /* FIFO of submitted, not yet dispatched candidates */
     int q_head, q_n, q_cap;
     pf_eval_record *done;  /* finished records not yet collected */
     int d_n, d_cap;
     char description[1024];
+    char load_line[128];
 } pool;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* ---- spawning ---- */
 
-/* A worker keeps stdin, stdout, stderr and its socket: nothing else of the master's, above all
- * not the run directory's lock (results/rundir_lock.c), which would otherwise stay held by
- * workers that outlive a master killed with -9. */
+extern char **environ;
+
+/* `exe __pool-worker FD PARENT ID` with the worker's end of the socket on FD, then its config.
+ * posix_spawn (vfork and exec) copies nothing of this process: safe after MPI_Init, which
+ * fork is not. */
+static pid_t spawn_exec(pool *p, int i, int fd, int master_fd, pf_error *err)
+{
+    int target = fd == 3 ? 4 : 3;  /* dup2 to another number clears close-on-exec */
+    char fd_s[16], parent_s[16], id_s[16];
+    snprintf(fd_s, sizeof fd_s, "%d", target);
+    snprintf(parent_s, sizeof parent_s, "%d", (int)getpid());
+    snprintf(id_s, sizeof id_s, "%d", i);
+    char *argv[] = { (char *)p->exe, "__pool-worker", fd_s, parent_s, id_s, NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd, target);
+    pid_t pid;
+    int rc = posix_spawn(&pid, p->exe, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        pf_fail(err, "cannot start %s: %s", p->exe, strerror(rc));
+        return -1;
+    }
+    json_object *o = pf_eval_config_to_json(&p->cfg);
+    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    pf_pool_send(master_fd, 'C', s, strlen(s));  /* a failure shows as the worker's death */
+    json_object_put(o);
+    return pid;
+}
+
+/* A forked worker keeps stdin, stdout, stderr and its socket: nothing else of the master's,
+ * above all not the run directory's lock (results/rundir_lock.c), which would otherwise stay
+ * held by workers that outlive a master killed with -9. (An exec'd worker loses the lock too:
+ * its descriptor is close-on-exec.) */
 static void close_inherited(int keep)
 {
     DIR *dp = opendir("/proc/self/fd");
@@ -74,28 +106,40 @@ static void close_inherited(int keep)
     closedir(dp);
 }
 
+static pid_t spawn_fork(pool *p, int i, int fd, int master_fd, pf_error *err)
+{
+    int parent = (int)getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        pf_fail(err, "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        (void)master_fd;  /* closed with the rest: */
+        close_inherited(fd);  /* the other workers' sockets included */
+        pf_pool_worker_main(&p->cfg, i, fd, parent);
+    }
+    return pid;
+}
+
 static int spawn(pool *p, int i, pf_error *err)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return pf_fail(err, "socketpair: %s", strerror(errno));
-    int parent = (int)getpid();
-    pid_t pid = fork();
+    pid_t pid = p->exe ? spawn_exec(p, i, sv[1], sv[0], err) : spawn_fork(p, i, sv[1], sv[0],
+                                                                          err);
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
-        return pf_fail(err, "fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        close_inherited(sv[1]);  /* the other workers' sockets included */
-        pf_pool_worker_main(&p->cfg, i, sv[1], parent);
+        return -1;
     }
     close(sv[1]);
     worker *w = &p->w[i];
     memset(w, 0, sizeof *w);
     w->pid = pid;
     w->fd = sv[0];
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     p->spawned++;
     return 0;
 }
@@ -153,8 +197,10 @@ static int handle_death(pool *p, int i, pf_error *err)
         r.id = w->job.id;
         r.set = w->job.set;
         r.worker = i;
+        r.rank = p->rank;
+        r.host = pf_xstrdup(p->host);
         r.schedule = w->job.schedule;  /* moved */
-        r.wall_ms = now_ms() - w->last_heard;
+        r.wall_ms = pf_now_ms() - w->last_heard;
         pf_record_set_invalid(&r, "%s", why);
         push_done(p, &r);
     }
@@ -169,6 +215,9 @@ static int on_record(pool *p, worker *w, int i, const char *json, pf_error *err)
     if (pf_record_from_json(json, &r, err) != 0)
         return pf_fail_prefix(err, "pool worker %d sent a bad record", i);
     r.worker = i;
+    r.rank = p->rank;
+    free(r.host);
+    r.host = pf_xstrdup(p->host);
     free(w->job.schedule);
     w->job.schedule = NULL;
     w->busy = false;
@@ -183,7 +232,7 @@ static int on_message(pool *p, int i, pf_error *err)
     size_t len;
     if (pf_pool_recv(w->fd, &type, &msg, &len) != 0)
         return handle_death(p, i, err);
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     int rc = 0;
     if (type == 'R')
         w->ready = true;
@@ -202,14 +251,11 @@ static int dispatch(pool *p, int i, pf_error *err)
     worker *w = &p->w[i];
     job j = p->queue[p->q_head++];
     p->q_n--;
-    json_object *q = json_object_new_object();
-    json_object_object_add(q, "id", json_object_new_int64(j.id));
-    json_object_object_add(q, "set", json_object_new_string(pf_image_set_name(j.set)));
-    json_object_object_add(q, "schedule", json_object_new_string(j.schedule));
+    json_object *q = pf_pool_request_json(j.id, j.set, j.schedule, p->front, p->n_front);
     const char *s = json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN);
     w->busy = true;
     w->job = j;
-    w->last_heard = now_ms();
+    w->last_heard = pf_now_ms();
     int rc = pf_pool_send(w->fd, 'Q', s, strlen(s));
     json_object_put(q);
     if (rc != 0)  /* it died between two candidates: that one is its candidate now */
@@ -238,7 +284,7 @@ static bool anything_pending(const pool *p)
 /* Kills busy workers (and starting ones) that have been silent past the watchdog. */
 static int watchdog(pool *p, pf_error *err)
 {
-    double now = now_ms();
+    double now = pf_now_ms();
     for (int i = 0; i < p->jobs; i++) {
         worker *w = &p->w[i];
         if ((w->busy || !w->ready) && now - w->last_heard > p->watchdog_ms) {
@@ -251,13 +297,14 @@ static int watchdog(pool *p, pf_error *err)
     return 0;
 }
 
-/* Waits for messages (at most until the next watchdog check) and handles them. */
-static int pump(pool *p, pf_error *err)
+/* Waits for messages (at most until the next watchdog check, or timeout_ms) and handles
+ * them. */
+static int pump(pool *p, double timeout_ms, pf_error *err)
 {
     struct pollfd *fds = pf_xcalloc((size_t)p->jobs, sizeof *fds);
     for (int i = 0; i < p->jobs; i++)
         fds[i] = (struct pollfd){ p->w[i].fd, POLLIN, 0 };
-    int n = poll(fds, (nfds_t)p->jobs, 1000);
+    int n = poll(fds, (nfds_t)p->jobs, (int)ceil(fmin(fmax(timeout_ms, 0), 1000)));
     int rc = 0;
     for (int i = 0; n > 0 && i < p->jobs && rc == 0; i++)
         if (fds[i].revents)
@@ -268,9 +315,10 @@ static int pump(pool *p, pf_error *err)
     return rc ? rc : watchdog(p, err);
 }
 
-static int pool_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
+int pf_pool_wait_for(pf_evaluator *ev, pf_eval_record *out, double timeout_ms, pf_error *err)
 {
     pool *p = (pool *)ev;
+    double end = pf_now_ms() + timeout_ms;
     for (;;) {
         if (p->d_n > 0) {
             *out = p->done[0];
@@ -281,9 +329,19 @@ static int pool_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
             return -1;
         if (!anything_pending(p))
             return 0;
-        if (pump(p, err) != 0)
+        if (p->base.stop && *p->base.stop)
+            return pf_fail(err, "stopped on request");
+        double left = end - pf_now_ms();
+        if (left <= 0)
+            return 2;
+        if (pump(p, left, err) != 0)
             return -1;
     }
+}
+
+static int pool_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
+{
+    return pf_pool_wait_for(ev, out, INFINITY, err);
 }
 
 static int pool_submit(pf_evaluator *ev, long id, pf_image_set set, const char *schedule,
@@ -310,6 +368,25 @@ static const char *pool_describe(pf_evaluator *ev)
     return ((pool *)ev)->description;
 }
 
+static void pool_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n)
+{
+    pool *p = (pool *)ev;
+    free(p->front);
+    p->front = pf_front_copy(pts, n);
+    p->n_front = n;
+}
+
+static const char *pool_load(pf_evaluator *ev)
+{
+    pool *p = (pool *)ev;
+    int busy = 0;
+    for (int i = 0; i < p->jobs; i++)
+        busy += p->w[i].busy;
+    snprintf(p->load_line, sizeof p->load_line, "workers %d busy %d idle", busy,
+             p->jobs - busy);
+    return p->load_line;
+}
+
 static void pool_destroy(pf_evaluator *ev)
 {
     pool *p = (pool *)ev;
@@ -331,13 +408,16 @@ static void pool_destroy(pf_evaluator *ev)
         pf_record_free(&p->done[i]);
     free(p->queue);
     free(p->done);
+    free(p->front);
     free(p->w);
     pf_eval_config_free(&p->cfg);
     free(p);
 }
 
-static const pf_evaluator_ops pool_ops = { pool_submit, pool_wait, pool_describe,
-                                           pool_destroy };
+static const pf_evaluator_ops pool_ops = { .submit = pool_submit, .wait = pool_wait,
+                                           .describe = pool_describe, .destroy = pool_destroy,
+                                           .set_frontier = pool_set_frontier,
+                                           .load = pool_load };
 
 int pf_pool_spawned(const pf_evaluator *ev)
 {
@@ -346,12 +426,17 @@ int pf_pool_spawned(const pf_evaluator *ev)
 
 static void describe(pool *p)
 {
+    char threads[32] = "all cores";
+    if (p->cfg.threads > 0)
+        snprintf(threads, sizeof threads, "%d thread%s", p->cfg.threads,
+                 p->cfg.threads == 1 ? "" : "s");
     snprintf(p->description, sizeof p->description,
-             "local pool of %d worker process%s (fork); a crash or hang kills only its worker, "
-             "which is restarted; timing serialized by flock(2) on %s: one worker at a time on "
-             "this node runs generated code (timed and untimed calls), while compiles and error "
-             "metrics overlap", p->jobs, p->jobs == 1 ? "" : "es",
-             p->cfg.lock_path ? p->cfg.lock_path : "(no lock: a single worker)");
+             "local pool of %d worker process%s (%s) on %s; a crash or hang kills only its "
+             "worker, which is restarted; node protocol on %s: the workers build (compile, "
+             "outputs, error) together and time one at a time with the node quiet (timed "
+             "candidates on %s)", p->jobs, p->jobs == 1 ? "" : "es",
+             p->exe ? "exec" : "fork", p->host,
+             p->cfg.lock_path ? p->cfg.lock_path : "(no lock: a single worker)", threads);
 }
 
 /* Waits until every worker is ready (or one fails). */
@@ -363,7 +448,7 @@ static int wait_ready(pool *p, pf_error *err)
             all &= p->w[i].ready;
         if (all)
             return 0;
-        if (pump(p, err) != 0)
+        if (pump(p, 1000, err) != 0)
             return -1;
     }
 }
@@ -377,6 +462,10 @@ pf_evaluator *pf_pool_new(const pf_eval_config *cfg, const pf_pool_options *opt,
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     p->jobs = opt && opt->jobs > 0 ? opt->jobs : cores > 0 ? (int)cores : 1;
     p->watchdog_ms = opt && opt->watchdog_ms > 0 ? opt->watchdog_ms : 600000;
+    p->exe = opt ? opt->exe : NULL;
+    p->rank = opt ? opt->rank : 0;
+    if (gethostname(p->host, sizeof p->host - 1) != 0)
+        snprintf(p->host, sizeof p->host, "localhost");
     p->w = pf_xcalloc((size_t)p->jobs, sizeof *p->w);
     for (int i = 0; i < p->jobs; i++)
         p->w[i].fd = -1;

@@ -1,9 +1,13 @@
 /* The pool's wire format over a Unix stream socket: one type byte, a 32-bit length, then the
- * payload (JSON or text). Master -> worker: 'Q' request {"id","set","schedule"}, 'X' exit.
+ * payload (JSON or text). Master -> worker: 'C' the evaluation config (JSON; only to a worker
+ * started with exec), 'Q' request {"id","set","schedule","frontier":[[error,time],...]},
+ * 'X' exit.
  * Worker -> master: 'R' ready, 'F' failed to start (message), 'H' heartbeat (phase), 'E' the
  * evaluation record (search/eval.h's JSON). */
 #ifndef PF_CLUSTER_POOL_PROTO_H
 #define PF_CLUSTER_POOL_PROTO_H
+
+#include "search/eval.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +19,21 @@ int pf_pool_send(int fd, char type, const char *payload, size_t len);
 /* Receives one message; *payload is malloc'd and NUL-terminated. Returns 0, or -1 on EOF,
  * error or an oversized message. */
 int pf_pool_recv(int fd, char *type, char **payload, size_t *len);
+
+/* A request: {"id","set","schedule","frontier"} (json-c object; the caller puts it). */
+struct json_object;
+struct json_object *pf_pool_request_json(long id, pf_image_set set, const char *schedule,
+                                         const pf_front_point *front, int n_front);
+/* Reads a request; *schedule and *front are malloc'd (NULL front when empty). */
+typedef struct pf_pool_request {
+    long id;
+    pf_image_set set;
+    char *schedule;
+    pf_front_point *front;
+    int n_front;
+} pf_pool_request;
+int pf_pool_request_parse(const char *json, pf_pool_request *q, pf_error *err);
+void pf_pool_request_free(pf_pool_request *q);
 
 /* The worker process: runs until the master says exit or goes away; never returns. */
 struct pf_eval_config;

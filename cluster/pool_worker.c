@@ -1,11 +1,14 @@
 /* The pool's wire format and the worker process's loop (see pool_proto.h). */
+#include "cluster/pool.h"
 #include "cluster/pool_proto.h"
 
 #include "base/arena.h"
 #include "search/evaluate.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,24 +82,93 @@ int pf_pool_recv(int fd, char *type, char **payload, size_t *len)
     return 0;
 }
 
-/* ---- the worker ---- */
-
 static void heartbeat(void *ctx, const char *phase)
 {
     pf_pool_send(*(int *)ctx, 'H', phase, strlen(phase));
 }
 
+/* ---- requests ---- */
+
+/* Seven significant digits, as the records hold them. */
+static json_object *num(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.7g", v);
+    return json_object_new_double_s(v, buf);
+}
+
+json_object *pf_pool_request_json(long id, pf_image_set set, const char *schedule,
+                                  const pf_front_point *front, int n_front)
+{
+    json_object *q = json_object_new_object();
+    json_object_object_add(q, "id", json_object_new_int64(id));
+    json_object_object_add(q, "set", json_object_new_string(pf_image_set_name(set)));
+    json_object_object_add(q, "schedule", json_object_new_string(schedule));
+    json_object *f = json_object_new_array();
+    for (int i = 0; i < n_front; i++) {
+        json_object *pt = json_object_new_array();
+        json_object_array_add(pt, num(front[i].error));
+        json_object_array_add(pt, num(front[i].time));
+        json_object_array_add(f, pt);
+    }
+    json_object_object_add(q, "frontier", f);
+    return q;
+}
+
+static void read_frontier(json_object *a, pf_pool_request *q)
+{
+    int n = a && json_object_is_type(a, json_type_array) ? (int)json_object_array_length(a) : 0;
+    q->front = n > 0 ? pf_xcalloc((size_t)n, sizeof *q->front) : NULL;
+    for (int i = 0; i < n; i++) {
+        json_object *pt = json_object_array_get_idx(a, (size_t)i);
+        if (!json_object_is_type(pt, json_type_array) || json_object_array_length(pt) != 2)
+            continue;
+        q->front[q->n_front].error = json_object_get_double(json_object_array_get_idx(pt, 0));
+        q->front[q->n_front++].time = json_object_get_double(json_object_array_get_idx(pt, 1));
+    }
+}
+
+int pf_pool_request_parse(const char *json, pf_pool_request *q, pf_error *err)
+{
+    memset(q, 0, sizeof *q);
+    json_object *o = json_tokener_parse(json), *v;
+    if (!o || !json_object_object_get_ex(o, "schedule", &v) ||
+        !json_object_is_type(v, json_type_string)) {
+        json_object_put(o);
+        return pf_fail(err, "a request needs a schedule");
+    }
+    q->schedule = pf_xstrdup(json_object_get_string(v));
+    q->id = json_object_object_get_ex(o, "id", &v) ? (long)json_object_get_int64(v) : 0;
+    const char *set = json_object_object_get_ex(o, "set", &v) ? json_object_get_string(v) : "";
+    q->set = set && strcmp(set, "test") == 0 ? PF_SET_TEST : PF_SET_TRAIN;
+    read_frontier(json_object_object_get_ex(o, "frontier", &v) ? v : NULL, q);
+    json_object_put(o);
+    return 0;
+}
+
+void pf_pool_request_free(pf_pool_request *q)
+{
+    free(q->schedule);
+    free(q->front);
+    memset(q, 0, sizeof *q);
+}
+
+/* ---- the worker ---- */
+
 static void serve(pf_eval_worker *w, int fd, const char *request)
 {
-    json_object *q = json_tokener_parse(request), *v;
-    long id = json_object_object_get_ex(q, "id", &v) ? (long)json_object_get_int64(v) : 0;
-    const char *set = json_object_object_get_ex(q, "set", &v) ? json_object_get_string(v) : "";
-    const char *text = json_object_object_get_ex(q, "schedule", &v) ? json_object_get_string(v)
-                                                                    : "";
+    pf_pool_request q;
     pf_eval_record rec;
-    pf_eval_worker_evaluate(w, id, strcmp(set, "test") == 0 ? PF_SET_TEST : PF_SET_TRAIN,
-                            text ? text : "", &rec);
-    json_object_put(q);
+    pf_error err;
+    if (pf_pool_request_parse(request, &q, &err) != 0) {
+        pf_record_init(&rec);
+        rec.schedule = pf_xstrdup("");
+        pf_record_set_invalid(&rec, "bad request: %s", err.msg);
+    } else {
+        pf_eval_worker_set_frontier(w, q.front, q.n_front);
+        pf_eval_worker_evaluate(w, q.id, q.set, q.schedule, &rec);
+    }
+    pf_pool_request_free(&q);
     char *json = pf_record_to_json(&rec);
     pf_pool_send(fd, 'E', json, strlen(json));
     free(json);
@@ -111,6 +183,12 @@ _Noreturn void pf_pool_worker_main(const pf_eval_config *cfg, int id, int fd, in
     if (getppid() != parent_pid)   /* it died before prctl took effect */
         _exit(1);
     signal(SIGALRM, SIG_DFL);  /* the run-time limit kills the worker */
+    /* A stop (Ctrl-C, a batch system's SIGTERM) is the master's to handle: it records nothing
+     * more and ends its workers, which must not die first (their candidates would be recorded
+     * as crashes). SIGUSR1 is MPICH's word that a rank died. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGUSR1, SIG_IGN);
     pf_error err;
     pf_eval_worker *w = pf_eval_worker_new(cfg, id, &err);
     if (w)  /* starting (measuring the exact program) is not silence either */
@@ -131,4 +209,27 @@ _Noreturn void pf_pool_worker_main(const pf_eval_config *cfg, int id, int fd, in
             serve(w, fd, msg);
         free(msg);
     }
+}
+
+/* A worker started by exec: the config comes first, over the socket. */
+_Noreturn void pf_pool_worker_exec_main(int argc, char **argv)
+{
+    if (argc < 5)
+        _exit(2);
+    int fd = atoi(argv[2]), parent = atoi(argv[3]), id = atoi(argv[4]);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);  /* not for the compilers a C backend may run */
+    char type, *msg;
+    size_t len;
+    if (pf_pool_recv(fd, &type, &msg, &len) != 0 || type != 'C')
+        _exit(1);
+    pf_eval_config cfg;
+    pf_error err;
+    json_object *o = json_tokener_parse(msg);
+    free(msg);
+    if (pf_eval_config_from_json(o, &cfg, &err) != 0) {
+        pf_pool_send(fd, 'F', err.msg, strlen(err.msg));
+        _exit(1);
+    }
+    json_object_put(o);
+    pf_pool_worker_main(&cfg, id, fd, parent);
 }

@@ -1,5 +1,5 @@
 # Finds perfora's dependencies the way their packages publish them: llvm-config for LLVM 16,
-# CMake's find modules for libpng/libjpeg/MPI, pkg-config for Z3, CUnit and json-c.
+# CMake's find modules for libpng/libjpeg, pkg-config for Z3, CUnit, json-c and MPI.
 find_package(PkgConfig REQUIRED)
 find_package(PNG REQUIRED)
 find_package(JPEG REQUIRED)
@@ -62,4 +62,20 @@ else()
   set_property(TARGET pf_llvm APPEND PROPERTY INTERFACE_LINK_OPTIONS "-Wl,-rpath,${LLVM_LIB_DIR}")
 endif()
 
-find_package(MPI COMPONENTS C)
+# MPI for `mpirun perfora tune` (cluster/mpi.h): Open MPI by default; PF_MPI=mpich builds
+# against MPICH instead (Debian's libmpich-dev: its pkg-config module, since the two cannot
+# both be the default mpicc); off builds without MPI. The launcher the tests use goes with it.
+set(PF_MPI "openmpi" CACHE STRING "MPI to build with: openmpi, mpich or off")
+set_property(CACHE PF_MPI PROPERTY STRINGS openmpi mpich off)
+add_library(pf_mpi INTERFACE)
+if(PF_MPI STREQUAL "openmpi")
+  pkg_check_modules(OMPI REQUIRED IMPORTED_TARGET ompi-c)
+  target_link_libraries(pf_mpi INTERFACE PkgConfig::OMPI)
+  find_program(PF_MPIEXEC NAMES mpirun.openmpi mpirun)
+elseif(PF_MPI STREQUAL "mpich")
+  pkg_check_modules(MPICH REQUIRED IMPORTED_TARGET mpich)
+  target_link_libraries(pf_mpi INTERFACE PkgConfig::MPICH)
+  find_program(PF_MPIEXEC NAMES mpirun.mpich mpiexec.mpich mpiexec.hydra)
+elseif(NOT PF_MPI STREQUAL "off")
+  message(FATAL_ERROR "PF_MPI is openmpi, mpich or off, not '${PF_MPI}'")
+endif()

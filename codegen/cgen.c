@@ -173,6 +173,7 @@ static void cg_call(cgen *g, const ir_expr *e)
 {
     static const char *math[] = { "expf", "logf", "sqrtf", "sinf", "cosf", "tanf", "powf",
                                   "atan2f", "floorf", "ceilf", "roundf", "fabsf" };
+    _Static_assert(sizeof math / sizeof *math == IR_FN_FABS + 1, "a math name per IR_FN");
     if (e->fn == IR_FN_MEDIAN) {
         const ir_var *a = e->args[0]->var;
         pf_sb_printf(g->out, "%s(%s, pf_clamp_count(", a->type == IR_F32 ? "pf_rt_median_f32"
@@ -180,6 +181,16 @@ static void cg_call(cgen *g, const ir_expr *e)
                      a->name);
         cg_expr(g, e->args[1]);
         pf_sb_printf(g->out, ", 1, %d))", a->array_len);
+        return;
+    }
+    if (e->fn == IR_FN_PERF_HASH) {  /* base/noise.h, in the runtime header */
+        pf_sb_puts(g->out, "pf_perf_hash(");
+        for (int i = 0; i < e->n_args; i++) {
+            if (i)
+                pf_sb_puts(g->out, ", ");
+            cg_expr(g, e->args[i]);
+        }
+        pf_sb_putc(g->out, ')');
         return;
     }
     if (e->fn == IR_FN_NOISE) {

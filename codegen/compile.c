@@ -1,17 +1,18 @@
-/* pf_compile: every stage from a checked program to a runnable variant, in order. */
+/* The driver (compile.h): every stage from a checked program and its plan to a runnable
+ * variant, in order, and the table of backends. A backend that compiles the loop IR (the JIT,
+ * the C backend; next CUDA) gets the function after lowering and the passes; the interpreter
+ * reads the program and the plan directly. */
 #include "codegen/compile.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "base/fileio.h"
-#include "base/strbuf.h"
 #include "codegen/cgen.h"
 #include "codegen/jit.h"
 #include "codegen/lower.h"
 #include "codegen/passes.h"
 #include "codegen/runtime.h"
-#include "lang/interp.h"
-#include "perforate/schedule.h"
-#include "reconstruct/stage_rt.h"
+#include "interp/interp.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -19,12 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+typedef struct backend backend;
+
 struct pf_variant {
-    pf_backend backend;
+    const backend *be;
     const pf_program *prog;
+    const pf_plan *plan;
+    pf_plan *own_plan;      /* built with a NULL plan: the exact one, freed with the variant */
     pf_param_values params;
     pf_jit *jit;
     void *dl;               /* C backend: the loaded shared object */
@@ -33,28 +37,55 @@ struct pf_variant {
     pf_variant_stats stats;
 };
 
-static double now_ms(void)
+/* A backend: `build` gets the final loop IR when `loop_ir` (else NULL), `run` the bound
+ * buffers; `release` frees what build made. */
+struct backend {
+    pf_backend id;
+    const char *name;
+    bool loop_ir;
+    int (*build)(pf_variant *v, const ir_func *f, const pf_compile_options *o, pf_error *err);
+    int (*run)(pf_variant *v, const pf_buffer *buffers, const pf_binding *b, pf_error *err);
+    void (*release)(pf_variant *v);
+};
+
+const char *const pf_compile_stage_names[] = { "lower", "bounds", "ondemand", "channels",
+                                               "bands", "llvm", NULL };
+
+pf_plan_target pf_host_plan_target(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    pf_plan_target t = { .vector_lanes = pf_jit_wide_float_lanes() };
+    return t;
 }
 
-const char *pf_backend_name(pf_backend b)
+/* ---- the loop-IR passes, in order ---- */
+
+typedef struct pass {
+    const char *name;
+    ir_func *(*run)(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps);
+} pass;
+
+static ir_func *run_bounds(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
 {
-    static const char *names[] = { "jit", "interp", "c" };
-    return names[b];
+    return o->no_bounds_pass ? f : pf_pass_bounds(f, !o->no_border_merge, ps);
 }
 
-int pf_backend_parse(const char *name, pf_backend *out)
+static ir_func *run_ondemand(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
 {
-    for (int b = PF_BACKEND_JIT; b <= PF_BACKEND_C; b++)
-        if (strcmp(name, pf_backend_name((pf_backend)b)) == 0) {
-            *out = (pf_backend)b;
-            return 0;
-        }
-    return -1;
+    return pf_pass_ondemand(f, !o->no_congruence, ps);
 }
+
+static ir_func *run_channels(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
+{
+    return o->no_channel_unroll ? f : pf_pass_channels(f, ps);
+}
+
+static ir_func *run_bands(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
+{
+    return o->no_bands ? f : pf_pass_bands(f, ps);
+}
+
+static const pass passes[] = { { "bounds", run_bounds }, { "ondemand", run_ondemand },
+                               { "channels", run_channels }, { "bands", run_bands } };
 
 static int verify(const ir_func *f, const char *after, pf_error *err)
 {
@@ -62,6 +93,39 @@ static int verify(const ir_func *f, const char *after, pf_error *err)
     if (ir_verify(f, msg, sizeof msg) == 0)
         return 0;
     return pf_fail(err, "internal error: invalid IR after %s: %s", after, msg);
+}
+
+static bool dumping(const pf_compile_options *o, const char *stage)
+{
+    return o->dump && o->dump_stage && strcmp(o->dump_stage, stage) == 0;
+}
+
+/* --dump of a pass: its output, or "(unchanged)" when it is the text it was given. */
+static void dump_pass(const pf_compile_options *o, const pf_strbuf *before, const ir_func *f)
+{
+    pf_strbuf after;
+    pf_sb_init(&after);
+    ir_print_func(f, &after);
+    if (before && strcmp(pf_sb_str(before), pf_sb_str(&after)) == 0)
+        pf_sb_puts(o->dump, "(unchanged)\n");
+    else
+        pf_sb_puts(o->dump, pf_sb_str(&after));
+    pf_sb_free(&after);
+}
+
+static ir_func *run_pass(const pass *p, ir_func *f, const pf_compile_options *o,
+                         pf_pass_stats *ps, pf_error *err)
+{
+    bool dump = dumping(o, p->name);
+    pf_strbuf before;
+    pf_sb_init(&before);
+    if (dump)
+        ir_print_func(f, &before);
+    f = p->run(f, o, ps);
+    if (dump)
+        dump_pass(o, &before, f);
+    pf_sb_free(&before);
+    return verify(f, p->name, err) ? NULL : f;
 }
 
 static int dump_ir(const ir_func *f, const char *path, pf_error *err)
@@ -74,45 +138,38 @@ static int dump_ir(const ir_func *f, const char *path, pf_error *err)
     return rc;
 }
 
-/* The passes, in order. Each result is verified, so a broken pass is caught where it runs. */
-static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
-                                   const pf_param_values *params, const pf_compile_options *o,
-                                   pf_variant_stats *stats, pf_error *err)
+static void keep_pass_stats(pf_variant_stats *s, const pf_pass_stats *ps)
 {
-    const pf_exec_gene *exec = o->schedule ? o->schedule->exec : NULL;
+    s->loops_split = ps->loops_split;
+    s->borders_merged = ps->borders_merged;
+    s->checks_removed = ps->checks_removed;
+    s->ondemand_reads = ps->ondemand_reads;
+    s->congruences_proven = ps->congruences_proven;
+    s->channels_unrolled = ps->channels_unrolled;
+    s->bands_parallel = ps->bands_parallel;
+    s->bands_refused = ps->bands_refused;
+}
+
+/* Lowering, then the passes. Each result is verified, so a broken pass is caught where it
+ * runs. */
+static ir_func *lower_and_optimize(pf_arena *arena, const pf_variant *v,
+                                   const pf_compile_options *o, pf_variant_stats *stats,
+                                   pf_error *err)
+{
     double t0 = pf_thread_cpu_ms();
-    ir_func *f = pf_lower(arena, prog, params, exec, err);
+    ir_func *f = pf_lower(arena, v->prog, &v->params, v->plan, err);
     if (!f || verify(f, "lowering", err))
         return NULL;
+    if (dumping(o, "lower"))
+        dump_pass(o, NULL, f);
     double t1 = pf_thread_cpu_ms();
     stats->lower_ms = t1 - t0;
     pf_pass_stats ps = { 0 };
-    if (!o->no_bounds_pass) {
-        f = pf_pass_bounds(f, !o->no_border_merge, &ps);
-        if (verify(f, "pass_bounds", err))
-            return NULL;
-    }
-    f = pf_pass_ondemand(f, !o->no_congruence, &ps);
-    if (verify(f, "pass_ondemand", err))
+    for (size_t i = 0; f && i < sizeof passes / sizeof *passes; i++)
+        f = run_pass(&passes[i], f, o, &ps, err);
+    if (!f)
         return NULL;
-    if (!o->no_channel_unroll) {
-        f = pf_pass_channels(f, &ps);
-        if (verify(f, "pass_channels", err))
-            return NULL;
-    }
-    if (!o->no_bands) {
-        f = pf_pass_bands(f, &ps);
-        if (verify(f, "pass_bands", err))
-            return NULL;
-    }
-    stats->loops_split = ps.loops_split;
-    stats->borders_merged = ps.borders_merged;
-    stats->checks_removed = ps.checks_removed;
-    stats->ondemand_reads = ps.ondemand_reads;
-    stats->congruences_proven = ps.congruences_proven;
-    stats->channels_unrolled = ps.channels_unrolled;
-    stats->bands_parallel = ps.bands_parallel;
-    stats->bands_refused = ps.bands_refused;
+    keep_pass_stats(stats, &ps);
     stats->passes_ms = pf_thread_cpu_ms() - t1;
     if (o->dump_ir && dump_ir(f, o->dump_ir, err))
         return NULL;
@@ -121,7 +178,54 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     return f;
 }
 
-/* ---- the C backend: cc into a shared object, then dlopen ---- */
+/* ---- native code: the JIT and the C backend ---- */
+
+/* The LLVM IR of a --dump llvm, through a temporary file (the JIT writes modules to files). */
+static int dump_llvm_text(const pf_compile_options *o, const char *path, pf_error *err)
+{
+    char *text;
+    size_t len;
+    if (pf_read_file(path, (size_t)1 << 30, &text, &len, err))
+        return -1;
+    pf_sb_putn(o->dump, text, len);
+    free(text);
+    return 0;
+}
+
+static int build_jit(pf_variant *v, const ir_func *f, const pf_compile_options *o,
+                     pf_error *err)
+{
+    char tmp[512] = "";
+    const char *llvm = o->emit_llvm;
+    if (dumping(o, "llvm") && !llvm) {
+        const char *d = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(tmp, sizeof tmp, "%s/perfora-llvm-XXXXXX", d);
+        int fd = mkstemp(tmp);
+        if (fd < 0)
+            return pf_fail(err, "cannot create a temporary file in %s", d);
+        close(fd);
+        llvm = tmp;
+    }
+    pf_jit_times jt;
+    pf_jit_options jo = { .opt_level = o->opt_level ? o->opt_level : 3, .dump_llvm = llvm,
+                          .llvm_default_passes = o->llvm_default_passes,
+                          .fp_contract = o->fp_contract, .fast_math = o->fast_math,
+                          .no_vector_math = o->no_vector_math, .times = &jt,
+                          .compile_threads = o->compile_threads };
+    v->jit = pf_jit_compile(f, &jo, err);
+    int rc = v->jit && dumping(o, "llvm") ? dump_llvm_text(o, llvm, err) : 0;
+    if (tmp[0])
+        unlink(tmp);
+    if (!v->jit || rc)
+        return -1;
+    v->stats.emit_ms = jt.emit_ms;
+    v->stats.optimize_ms = jt.optimize_ms;
+    v->stats.jit_ms = jt.jit_ms;
+    v->stats.codegen_ms = jt.codegen_ms;
+    v->stats.jit_modules = jt.modules;
+    v->fn = pf_jit_function(v->jit);
+    return 0;
+}
 
 static int run_cc(const char *dir, int opt_level, pf_error *err)
 {
@@ -136,8 +240,8 @@ static int run_cc(const char *dir, int opt_level, pf_error *err)
     return 0;
 }
 
-static int compile_c(pf_variant *v, const ir_func *f, const pf_compile_options *o,
-                     pf_error *err)
+/* cc into a shared object, then dlopen. */
+static int build_c(pf_variant *v, const ir_func *f, const pf_compile_options *o, pf_error *err)
 {
     char tmpl[512];
     const char *dir = o->work_dir;
@@ -168,53 +272,117 @@ static int compile_c(pf_variant *v, const ir_func *f, const pf_compile_options *
     return 0;
 }
 
-pf_variant *pf_compile(const pf_program *prog, const pf_param_values *params,
-                       const pf_compile_options *opt, pf_error *err)
+static int run_native(pf_variant *v, const pf_buffer *buffers, const pf_binding *b,
+                      pf_error *err)
+{
+    (void)b;
+    int32_t status = v->fn(buffers);
+    if (status == 1)
+        return pf_fail(err, "the pipeline ran out of memory (or an intermediate image spans "
+                            "more than 2^31 elements)");
+    if (status == 2)
+        return pf_fail(err, "a buffer's x stride is not 1");
+    if (status != 0)
+        return pf_fail(err, "the pipeline failed with status %d", (int)status);
+    return 0;
+}
+
+static void release_native(pf_variant *v)
+{
+    pf_jit_free(v->jit);
+    if (v->dl)
+        dlclose(v->dl);
+}
+
+/* ---- the interpreter ---- */
+
+static int build_interp(pf_variant *v, const ir_func *f, const pf_compile_options *o,
+                        pf_error *err)
+{
+    (void)v, (void)f, (void)o, (void)err;
+    return 0;
+}
+
+static int run_interp(pf_variant *v, const pf_buffer *buffers, const pf_binding *b,
+                      pf_error *err)
+{
+    const pf_program *p = v->prog;
+    return pf_interp_run(p, &v->params, v->plan, b, buffers, buffers + p->n_inputs, err);
+}
+
+/* ---- the table ---- */
+
+static const backend backends[] = {
+    { PF_BACKEND_JIT, "jit", true, build_jit, run_native, release_native },
+    { PF_BACKEND_INTERP, "interp", false, build_interp, run_interp, release_native },
+    { PF_BACKEND_C, "c", true, build_c, run_native, release_native },
+};
+
+const char *pf_backend_name(pf_backend b)
+{
+    return backends[b].name;
+}
+
+int pf_backend_parse(const char *name, pf_backend *out)
+{
+    for (size_t b = 0; b < sizeof backends / sizeof *backends; b++)
+        if (strcmp(name, backends[b].name) == 0) {
+            *out = backends[b].id;
+            return 0;
+        }
+    return -1;
+}
+
+/* A --dump of a stage this backend does not have says so. */
+static void note_missing_dump(const backend *be, const pf_compile_options *o)
+{
+    for (int i = 0; o->dump && o->dump_stage && pf_compile_stage_names[i]; i++) {
+        const char *s = pf_compile_stage_names[i];
+        bool llvm = strcmp(s, "llvm") == 0;
+        if (strcmp(s, o->dump_stage) == 0 && (!be->loop_ir || (llvm && be->id != PF_BACKEND_JIT)))
+            pf_sb_printf(o->dump, "(none: the %s backend %s)\n", be->name,
+                         be->loop_ir ? "compiles the loop IR to C, not LLVM IR"
+                                     : "runs the program and the plan directly");
+    }
+}
+
+pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *params,
+                             const pf_plan *plan, const pf_compile_options *opt, pf_error *err)
 {
     pf_compile_options defaults = { 0 };
     const pf_compile_options *o = opt ? opt : &defaults;
-    double t0 = now_ms();
+    if (plan && plan->prog != prog) {
+        pf_fail(err, "%s: the plan is of another program", prog->file_name);
+        return NULL;
+    }
+    double t0 = pf_now_ms();
+    pf_plan *own = NULL;
+    if (!plan) {
+        pf_plan_target t = pf_host_plan_target();
+        if (!(plan = own = pf_plan_new(prog, NULL, &t, err)))
+            return NULL;
+    }
     pf_variant *v = pf_xcalloc(1, sizeof *v);
-    v->backend = o->backend;
+    v->be = &backends[o->backend];
     v->prog = prog;
+    v->plan = plan;
+    v->own_plan = own;
     v->params.n = params->n;
     v->params.values = pf_xmalloc(sizeof(pf_value) * (size_t)(params->n + 1));
     memcpy(v->params.values, params->values, sizeof(pf_value) * (size_t)params->n);
     if (o->threads > 0)
         pf_rt_set_threads(o->threads);
-    if (o->backend == PF_BACKEND_INTERP)
-        return v;
+    note_missing_dump(v->be, o);
     pf_arena arena;
     pf_arena_init(&arena);
-    ir_func *f = lower_and_optimize(&arena, prog, params, o, &v->stats, err);
-    int rc = -1;
-    if (f && o->backend == PF_BACKEND_JIT) {
-        pf_jit_times jt;
-        pf_jit_options jo = { .opt_level = o->opt_level ? o->opt_level : 3,
-                              .dump_llvm = o->emit_llvm,
-                              .llvm_default_passes = o->llvm_default_passes,
-                              .fp_contract = o->fp_contract, .fast_math = o->fast_math,
-                              .times = &jt,
-                              .compile_threads = o->compile_threads };
-        v->jit = pf_jit_compile(f, &jo, err);
-        if (v->jit) {
-            v->stats.emit_ms = jt.emit_ms;
-            v->stats.optimize_ms = jt.optimize_ms;
-            v->stats.jit_ms = jt.jit_ms;
-            v->stats.codegen_ms = jt.codegen_ms;
-            v->stats.jit_modules = jt.modules;
-            v->fn = pf_jit_function(v->jit);
-            rc = 0;
-        }
-    } else if (f) {
-        rc = compile_c(v, f, o, err);
-    }
+    ir_func *f = v->be->loop_ir ? lower_and_optimize(&arena, v, o, &v->stats, err) : NULL;
+    int rc = v->be->loop_ir && !f ? -1 : v->be->build(v, f, o, err);
     pf_arena_free(&arena);
     if (rc != 0) {
         pf_variant_free(v);
         return NULL;
     }
-    v->compile_ms = now_ms() - t0;
+    v->compile_ms = pf_now_ms() - t0;
     return v;
 }
 
@@ -251,21 +419,7 @@ int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err)
     pf_binding b;
     if (check_buffers(v, buffers, &b, err) != 0)
         return -1;
-    const pf_program *p = v->prog;
-    int rc = 0;
-    if (v->backend == PF_BACKEND_INTERP) {
-        rc = pf_interp_run_approx(p, &v->params, &b, buffers, buffers + p->n_inputs,
-                                  pf_srt_table(), err);
-    } else {
-        int32_t status = v->fn(buffers);
-        if (status == 1)
-            rc = pf_fail(err, "the pipeline ran out of memory (or an intermediate image "
-                              "spans more than 2^31 elements)");
-        else if (status == 2)
-            rc = pf_fail(err, "a buffer's x stride is not 1");
-        else if (status != 0)
-            rc = pf_fail(err, "the pipeline failed with status %d", (int)status);
-    }
+    int rc = v->be->run(v, buffers, &b, err);
     pf_binding_free(&b);
     return rc;
 }
@@ -284,9 +438,8 @@ void pf_variant_free(pf_variant *v)
 {
     if (!v)
         return;
-    pf_jit_free(v->jit);
-    if (v->dl)
-        dlclose(v->dl);
+    v->be->release(v);
+    pf_plan_free(v->own_plan);
     free(v->params.values);
     free(v);
 }

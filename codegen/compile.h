@@ -1,23 +1,23 @@
-/* The whole compiler on one screen: a checked program, its parameter values and (later) its
- * schedule become a runnable variant through one backend: the reference interpreter, the LLVM
- * JIT, or C source compiled by the system's cc. compile.c lists every pass in order. */
+/* The driver: the one way anything builds a runnable variant (`perfora run`, the search's
+ * evaluation, bench/, tests; next the CUDA target and exports). A checked program, its
+ * parameter values and a plan (perforate/plan.h) become a variant through one backend: the
+ * reference interpreter, the LLVM JIT, or C source compiled by the system's cc. compile.c lists
+ * every pass in order and is where a further backend plugs in (docs/architecture.md). */
 #ifndef PF_CODEGEN_COMPILE_H
 #define PF_CODEGEN_COMPILE_H
 
 #include "base/buffer.h"
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "lang/lang.h"
+#include "perforate/plan.h"
 
 typedef enum pf_backend { PF_BACKEND_JIT, PF_BACKEND_INTERP, PF_BACKEND_C } pf_backend;
 
-struct pf_schedule;
-
+/* The target half of the driver's input: which backend, and how it compiles and runs. What is
+ * computed (approximations, execution genes) is the plan's, never these options'. */
 typedef struct pf_compile_options {
     pf_backend backend;
-    /* The execution genes (tiling, vectorization, threads, compute-at) to apply, or NULL for
-     * the default schedule. Approximations are not read from here: they are annotations on the
-     * program (perforate/apply.h). */
-    const struct pf_schedule *schedule;
     int threads;              /* worker threads for parallel loops; 0 = all cores */
     int opt_level;            /* LLVM (JIT) and cc (C backend) optimisation level; 0 = default 3 */
     bool llvm_default_passes; /* JIT: LLVM's default<O3> instead of perfora's pass list (slower
@@ -27,6 +27,8 @@ typedef struct pf_compile_options {
     bool fast_math;           /* JIT: fp_contract, and divisions by a constant or repeatedly by
                                  one value multiply by its reciprocal (about 1.5 ulp each;
                                  llvm_recip.c): Halide's float semantics unless strict_float */
+    bool no_vector_math;      /* JIT: vector exp/log/pow... as one libm call per lane instead of
+                                 perfora's inline vector code (llvm_vmath.c; for comparisons) */
     int compile_threads;      /* JIT: threads for the compile (jit.h); 0 = one per core, up
                                  to 4; 1 = one module on the calling thread */
     bool no_bounds_pass;      /* keep every boundary check (tests, benches) */
@@ -38,13 +40,23 @@ typedef struct pf_compile_options {
     const char *emit_llvm;    /* write the optimized LLVM IR here, or NULL */
     const char *emit_c_dir;   /* write NAME.c/NAME.h/perfora_rt.* here, or NULL */
     const char *work_dir;     /* C backend: where to build (default: a fresh dir in $TMPDIR) */
+    /* One stage's output (pf_compile_stage_names: "lower", each pass, "llvm") is appended to
+     * `dump` when dump_stage names it; "(unchanged)" when a pass changed nothing. */
+    const char *dump_stage;
+    pf_strbuf *dump;
 } pf_compile_options;
 
 typedef struct pf_variant pf_variant;
 
-/* Compiles prog with params. The program must outlive the variant. */
-pf_variant *pf_compile(const pf_program *prog, const pf_param_values *params,
-                       const pf_compile_options *opt, pf_error *err);
+/* THE DRIVER. Builds prog with params as plan says (NULL: the exact program with the default
+ * schedule for this machine, a plan the variant makes and frees), for the backend and options
+ * o (NULL: the JIT with defaults). The program and the plan must outlive the variant; the plan
+ * must be of this program. NULL with err on failure. */
+pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *params,
+                             const pf_plan *plan, const pf_compile_options *o, pf_error *err);
+
+/* The plan target of this machine (its preferred vector width), for pf_plan_new & co. */
+pf_plan_target pf_host_plan_target(void);
 
 /* Runs the variant: buffers are the inputs then the outputs, with the extents pf_bind gives
  * for the inputs' extents (the variant checks them). Outputs are fully overwritten. */
@@ -78,5 +90,9 @@ void pf_variant_free(pf_variant *v);
 
 const char *pf_backend_name(pf_backend b);
 int pf_backend_parse(const char *name, pf_backend *out);
+
+/* The stages `dump_stage` may name that the driver produces, in order, NULL-terminated:
+ * "lower", "bounds", "ondemand", "channels", "bands", "llvm". */
+extern const char *const pf_compile_stage_names[];
 
 #endif

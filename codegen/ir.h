@@ -117,7 +117,7 @@ typedef enum ir_fn {
     IR_FN_NOISE,     /* 1..4 i32 args -> f32 in [0,1): the language's noise() */
     IR_FN_MEDIAN,    /* args: [0] IR_VARREF of an array var, [1] n (i32) -> f32 or i32 */
     IR_FN_PERF_HASH, /* loop perforation's random skip: (id, j, a, b) -> f32 in [0, 1), the
-                        iteration runs iff it is below p (lang/approx.h pf_perf_hash) */
+                        iteration runs iff it is below p (base/noise.h pf_perf_hash) */
     IR_FN_COUNT
 } ir_fn;
 

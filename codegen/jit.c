@@ -2,6 +2,7 @@
 #include "codegen/jit_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "codegen/ir_clone.h"
 #include "codegen/llvm_contract.h"
 #include "codegen/llvm_emit.h"
@@ -56,16 +57,6 @@ int pf_jit_wide_float_lanes(void)
     if (strncmp(cpu, "znver", 5) != 0 || atoi(cpu + 5) < 4)
         return 8;
     return em_host_has_feature("avx512f") ? 16 : 8;
-}
-
-/* CPU time of the calling thread: compilation, code generation included (ORC materializes
- * on the thread that looks the function up; a split compile times each of its threads), runs
- * there, and on a shared machine this is steadier than wall time. */
-double pf_thread_cpu_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* Adds the calling thread's CPU time since *t to *acc (when acc is not NULL), restarts *t. */
@@ -238,7 +229,7 @@ unsigned jit_float_rewrites(const pf_jit_options *opt)
     if (!opt)
         return 0;
     return (opt->fp_contract || opt->fast_math ? JIT_CONTRACT : 0) |
-           (opt->fast_math ? JIT_RECIPROCALS : 0);
+           (opt->fast_math ? JIT_RECIPROCALS : 0) | (opt->no_vector_math ? JIT_SCALAR_MATH : 0);
 }
 
 int jit_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool llvm_default,
@@ -363,7 +354,7 @@ pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *er
     double t = pf_thread_cpu_ms();
     LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
     LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
-    LLVMModuleRef mod = pf_llvm_emit(f, ctx, JIT_ENTRY, err);
+    LLVMModuleRef mod = pf_llvm_emit(f, ctx, JIT_ENTRY, !(opt && opt->no_vector_math), err);
     jit_lap(&t, &times->emit_ms);
     pf_jit *j = NULL;
     LLVMTargetMachineRef tm = NULL;

@@ -18,7 +18,9 @@ typedef int32_t (*pf_pipeline_fn)(const pf_buffer *buffers);
 typedef struct pf_jit pf_jit;
 
 /* CPU milliseconds in each phase of one pf_jit_compile, for latency breakdowns: of the calling
- * thread, or in a split compile (compile_threads) the sum over its threads. */
+ * thread (base/clock.h's pf_thread_cpu_ms: ORC materializes on the thread that looks the
+ * function up, and on a shared machine CPU time is steadier than wall time), or in a split
+ * compile (compile_threads) the sum over its threads. */
 typedef struct pf_jit_times {
     double emit_ms;      /* loop IR -> LLVM IR */
     double optimize_ms;  /* the pass pipeline */
@@ -38,6 +40,9 @@ typedef struct pf_jit_options {
     /* Halide's float semantics: fp_contract, and divisions by a constant or by one value
      * repeatedly become multiplications by its reciprocal (codegen/llvm_recip.h) */
     bool fast_math;
+    /* exp, log, pow... on vectors as one libm call per lane instead of perfora's inline
+     * vector code (llvm_vmath.c, llvm_vexp.c): for comparisons */
+    bool no_vector_math;
     /* Threads the compile may use: the function is split into up to this many LLVM modules
      * (codegen/split.h) compiled at once. 0: one per core this process may run on, at most 4;
      * 1: one module on the calling thread. The dumps and llvm_default_passes use one module. */
@@ -46,8 +51,6 @@ typedef struct pf_jit_options {
 } pf_jit_options;
 
 pf_jit *pf_jit_compile(const ir_func *f, const pf_jit_options *opt, pf_error *err);
-/* CPU milliseconds of the calling thread: the clock of pf_jit_times. */
-double pf_thread_cpu_ms(void);
 pf_pipeline_fn pf_jit_function(const pf_jit *j);
 void pf_jit_free(pf_jit *j);
 

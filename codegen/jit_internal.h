@@ -23,8 +23,9 @@ void jit_lap(double *t, double *acc);
 int jit_llvm_error(LLVMErrorRef e, const char *what, pf_error *err);
 /* A target machine for the host CPU and its features at the opt level's code generation. */
 LLVMTargetMachineRef jit_host_machine(int opt_level, pf_error *err);
-/* The opt-in float rewrites of a compile (pf_jit_options fp_contract, fast_math). */
-enum { JIT_CONTRACT = 1, JIT_RECIPROCALS = 2 };
+/* The opt-in float rewrites of a compile (pf_jit_options fp_contract, fast_math), and
+ * no_vector_math (libm per lane instead of inline vector math, at emission). */
+enum { JIT_CONTRACT = 1, JIT_RECIPROCALS = 2, JIT_SCALAR_MATH = 4 };
 unsigned jit_float_rewrites(const pf_jit_options *opt);
 /* Runs the opt level's pass pipeline on mod (unrolled: the IR has a schedule's unroll), with
  * the float rewrites asked for: contraction before it, reciprocals after. */

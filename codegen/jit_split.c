@@ -4,6 +4,7 @@
 #include "codegen/jit_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "codegen/ir_clone.h"
 #include "codegen/llvm_emit.h"
 
@@ -17,7 +18,7 @@ typedef struct part_job {
     const ir_func *f;
     const pf_split *plan;
     int module, level;
-    unsigned rewrites;  /* JIT_CONTRACT, JIT_RECIPROCALS */
+    unsigned rewrites;  /* JIT_CONTRACT, JIT_RECIPROCALS, JIT_SCALAR_MATH */
     bool unrolled;
     LLVMMemoryBufferRef obj;  /* the module's object code, once compiled */
     pf_jit_times times;
@@ -31,7 +32,8 @@ static void *compile_part(void *arg)
     part_job *p = arg;
     double t = pf_thread_cpu_ms();
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef mod = pf_llvm_emit_part(p->f, ctx, JIT_ENTRY, p->plan, p->module, &p->err);
+    LLVMModuleRef mod = pf_llvm_emit_part(p->f, ctx, JIT_ENTRY, p->plan, p->module,
+                                          !(p->rewrites & JIT_SCALAR_MATH), &p->err);
     jit_lap(&t, &p->times.emit_ms);
     LLVMTargetMachineRef tm = mod ? jit_host_machine(p->level, &p->err) : NULL;
     if (tm && jit_optimize(mod, tm, p->level, false, p->unrolled, p->rewrites, &p->err) == 0) {
@@ -138,7 +140,7 @@ pf_split *jit_split_plan(const ir_func *f, const pf_jit_options *opt)
         return NULL;
     pf_split *p = pf_split_candidates(f);
     pf_error ignored;
-    if (pf_llvm_measure_pieces(f, p, &ignored) != 0)
+    if (pf_llvm_measure_pieces(f, p, !(opt && opt->no_vector_math), &ignored) != 0)
         p->n_pieces = 0;  /* the compile itself will report what went wrong */
     pf_split_deal(p, k);
     if (p->n_modules > 1)

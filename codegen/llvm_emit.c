@@ -572,9 +572,10 @@ LLVMValueRef em_module(emit *e, const ir_func *f, LLVMContextRef ctx, const char
 }
 
 LLVMModuleRef pf_llvm_emit(const ir_func *f, LLVMContextRef ctx, const char *name,
-                           pf_error *err)
+                           bool vector_math, pf_error *err)
 {
     emit e = { 0 };
+    e.scalar_math = !vector_math;
     if (!em_module(&e, f, ctx, name, NULL, err))
         return NULL;
     free(e.owned);

@@ -18,6 +18,8 @@ typedef struct emit {
     const ir_func *irf;
     int cold;                   /* > 0 while emitting code that runs a few iterations each time
                                    (a cold loop, a vector loop's scalar tail) */
+    bool scalar_math;           /* exp, log, pow... on vectors: one libm call per lane
+                                   (pf_compile_options.no_vector_math) */
     LLVMValueRef *var;          /* by var id: SSA value (LET) or alloca (MUT, LOOP, ARRAY) */
     LLVMValueRef *buf_data;     /* by buffer id */
     /* Row pointers computed in the current basic block, keyed by buffer and the indices of

@@ -50,9 +50,11 @@ static void keep_module(emit *e, int m, LLVMValueRef entry)
 }
 
 LLVMModuleRef pf_llvm_emit_part(const ir_func *f, LLVMContextRef ctx, const char *name,
-                                const pf_split *split, int module, pf_error *err)
+                                const pf_split *split, int module, bool vector_math,
+                                pf_error *err)
 {
     emit e = { 0 };
+    e.scalar_math = !vector_math;
     LLVMValueRef entry = em_module(&e, f, ctx, name, split, err);
     if (!entry)
         return NULL;
@@ -103,12 +105,13 @@ static double claim(LLVMValueRef fn, fn_set *seen)
     return n;
 }
 
-int pf_llvm_measure_pieces(const ir_func *f, pf_split *p, pf_error *err)
+int pf_llvm_measure_pieces(const ir_func *f, pf_split *p, bool vector_math, pf_error *err)
 {
     if (p->n_modules < 2)
         return 0;
     LLVMContextRef ctx = LLVMContextCreate();
     emit e = { 0 };
+    e.scalar_math = !vector_math;
     LLVMValueRef entry = em_module(&e, f, ctx, "pf_pipeline", p, err);
     if (entry) {
         fn_set seen = { 0 };

@@ -7,7 +7,7 @@
  * ~20 instructions interleave with the rest of the tap and take any vector width.
  *
  * Accuracy, measured over every float in [-104.5, 89.5] against exp in double precision
- * (docs/bench.md): at most 1.02 ulp (glibc documents at most 4 ulp for libmvec's expf;
+ * (docs/bench-history.md): at most 1.02 ulp (glibc documents at most 4 ulp for libmvec's expf;
  * the interpreter's expf is within 0.502). Results are exact at the edges: +inf above
  * ln(FLT_MAX), gradual underflow to 0 below -103.97, NaN for NaN.
  *

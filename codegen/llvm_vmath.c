@@ -1,9 +1,9 @@
 /* Vector math for the explicit vectorizer: exp inline (llvm_vexp.c), and log, pow, sin and cos
  * on 8 lanes through glibc's libmvec (_ZGVdN8v_logf ...: AVX2; glibc documents at most 4 ulp
- * of error), instead of LLVM's default of one scalar libm call per lane (PF_NO_VECTOR_MATH=1
- * keeps that for all five; see docs/bench.md). libmvec is used when the host has AVX2 and it
- * loads; otherwise em_vector_math returns NULL and the caller scalarizes. The JIT resolves the
- * symbols from the process (libmvec is loaded RTLD_GLOBAL). */
+ * of error), instead of LLVM's default of one scalar libm call per lane (the compile option
+ * no_vector_math keeps that for all five; see docs/bench.md). libmvec is used when the host has
+ * AVX2 and it loads; otherwise em_vector_math returns NULL and the caller scalarizes. The JIT
+ * resolves the symbols from the process (libmvec is loaded RTLD_GLOBAL). */
 #include "codegen/llvm_internal.h"
 
 #include <dlfcn.h>
@@ -36,7 +36,7 @@ bool em_host_has_feature(const char *name)
 
 static void probe(void)
 {
-    if (!em_host_has_feature("avx2") || getenv("PF_NO_VECTOR_MATH"))
+    if (!em_host_has_feature("avx2"))
         return;
     /* Kept loaded for the life of the process: compiled variants call into it. */
     void *h = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
@@ -91,8 +91,9 @@ static LLVMValueRef concat(emit *e, LLVMValueRef *parts, int n)
 
 LLVMValueRef em_vector_math(emit *e, ir_fn fn, LLVMValueRef *args, int n_args, int W)
 {
-    /* exp inline (llvm_vexp.c), at any width; PF_NO_VECTOR_MATH=1 still scalarizes it */
-    if (fn == IR_FN_EXP && W >= 2 && W <= 64 && !getenv("PF_NO_VECTOR_MATH"))
+    if (e->scalar_math)  /* pf_compile_options.no_vector_math: libm per lane */
+        return NULL;
+    if (fn == IR_FN_EXP && W >= 2 && W <= 64)  /* inline (llvm_vexp.c), at any width */
         return em_vector_exp(e, args[0], W);
     const char *name = name_of(fn);
     /* whole 8-lane chunks, a power of two of them (so concat pairs them up) */

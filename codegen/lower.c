@@ -3,8 +3,6 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
-#include "codegen/default_schedule.h"
-#include "lang/approx.h"
 #include "perforate/exec.h"
 
 #include <stdarg.h>
@@ -154,10 +152,10 @@ static bool approx_fills_all(const pf_stage_approx *a)
                   (a->recon == PF_RECON_LINEAR || a->recon == PF_RECON_NEAREST));
 }
 
-bool lower_needs_zero(const pf_image_decl *img)
+bool lower_needs_zero(const lower_ctx *c, const pf_image_decl *img)
 {
     const pf_stage *st = img->first_writer;
-    if (!st || st->serial || st->over || !approx_fills_all(st->approx) ||
+    if (!st || st->serial || st->over || !approx_fills_all(lower_approx(c, st)) ||
         st->n_vars != img->ndims)
         return true;
     if (st->image->image != img)
@@ -175,8 +173,8 @@ static void lower_image_item(lower_ctx *c, const pf_image_decl *img, int next)
         return;
     }
     ir_buffer *b = c->bufs[img->index];
-    bool on_demand = img->first_writer && img->first_writer->approx &&
-                     img->first_writer->approx->on_demand;
+    const pf_stage_approx *wa = img->first_writer ? lower_approx(c, img->first_writer) : NULL;
+    bool on_demand = wa && wa->on_demand;
     lower_frame fr = { 0 }, *saved = c->frame;
     for (int d = 0; d < img->ndims; d++) {
         scratch_frame(c, &fr, img->extents[d]);
@@ -190,7 +188,7 @@ static void lower_image_item(lower_ctx *c, const pf_image_decl *img, int next)
         if (c->scratch[img->index])
             ir_buffer_make_window(f, b);
     }
-    if ((img->first_writer && c->exec[img->first_writer->index].at == PF_EXEC_INLINE) ||
+    if ((img->first_writer && lower_exec(c, img->first_writer->index)->at == PF_EXEC_INLINE) ||
         b->window) {
         lower_items(c, next);  /* computed at every read, or per tile (lower_at.c): no storage */
         return;
@@ -199,7 +197,7 @@ static void lower_image_item(lower_ctx *c, const pf_image_decl *img, int next)
     c->out = &body;
     lower_items(c, next);
     c->out = outer;
-    lower_emit(c, ir_alloc(f, b, on_demand || lower_needs_zero(img), ir_list_block(f, &body)));
+    lower_emit(c, ir_alloc(f, b, on_demand || lower_needs_zero(c, img), ir_list_block(f, &body)));
 }
 
 /* Items from `from` to the end; an image declaration wraps everything after it in its
@@ -217,7 +215,7 @@ static void lower_items(lower_ctx *c, int from)
             lower_scalar(c, it);
             break;
         case PF_ITEM_STAGE:
-            if (c->exec[it->stage->index].at == -1)  /* else inside its consumer or reads */
+            if (lower_exec(c, it->stage->index)->at == -1)  /* else inside its consumer or reads */
                 lower_stage(c, it->stage);
             break;
         }
@@ -225,16 +223,18 @@ static void lower_items(lower_ctx *c, int from)
 }
 
 ir_func *pf_lower(pf_arena *arena, const pf_program *prog, const pf_param_values *params,
-                  const pf_exec_gene *exec, pf_error *err)
+                  const pf_plan *plan, pf_error *err)
 {
-    if (!prog->checked) {
-        pf_fail(err, "%s: program was not checked", prog->file_name);
+    if (!prog->checked || plan->prog != prog) {
+        pf_fail(err, "%s: %s", prog->file_name, prog->checked ? "the plan is of another program"
+                                                             : "program was not checked");
         return NULL;
     }
     lower_ctx c = { 0 };
     c.f = ir_func_new(arena, prog->name);
     c.prog = prog;
     c.params = params;
+    c.plan = plan;
     c.bufs = PF_NEW_ARRAY(arena, ir_buffer *, prog->n_images + 1);
     c.sizes = PF_NEW_ARRAY(arena, ir_expr *, prog->n_sizes + 1);
     c.scalars = PF_NEW_ARRAY(arena, ir_expr *, prog->n_scalars + 1);
@@ -242,16 +242,14 @@ ir_func *pf_lower(pf_arena *arena, const pf_program *prog, const pf_param_values
     c.store = PF_NEW_ARRAY(arena, ir_buffer *, prog->n_images + 1);
     c.interp = PF_NEW_ARRAY(arena, ir_interp *, prog->n_images + 1);
     c.err = err;
-    c.exec = PF_NEW_ARRAY(arena, pf_exec_gene, prog->n_stages + 1);
-    pf_default_schedule(prog, exec, c.exec);
     make_buffers(&c);
     c.scratch = PF_NEW_ARRAY(arena, bool, prog->n_images + 1);
     for (int i = 0; i < prog->n_stages; i++) {
         const pf_image_decl *img = prog->stages[i]->image->image;
-        if (c.exec[i].at < 0 || !pf_lower_at_scratch_ok(prog, prog->stages[i]))
+        if (lower_exec(&c, i)->at < 0 || !plan->stages[i].scratch_ok)
             continue;
         c.scratch[img->index] = true;
-        if (!prog->stages[i]->approx)  /* on demand: its storage, once made */
+        if (!lower_approx(&c, prog->stages[i]))  /* on demand: its storage, once made */
             ir_buffer_make_window(c.f, c.bufs[img->index]);
     }
     bind_sizes(&c);
@@ -259,7 +257,7 @@ ir_func *pf_lower(pf_arena *arena, const pf_program *prog, const pf_param_values
     c.out = &body;
     define_arg_extents(&c);
     for (int i = 0; i < prog->n_outputs; i++)
-        if (lower_needs_zero(prog->outputs[i]))
+        if (lower_needs_zero(&c, prog->outputs[i]))
             lower_emit(&c, ir_rtcall(c.f, IR_RT_ZERO_BUFFER, 1, &c.bufs[prog->outputs[i]->index],
                                      0, NULL));
     lower_items(&c, 0);

@@ -3,7 +3,8 @@
  * over just the region of its image that the tile reads (with the halo its stencil needs,
  * recomputed by neighbouring tiles), and its image (its downsampled storage when on demand)
  * lives in a scratch window of that region allocated per tile. The schedule's validation
- * (perforate/exec.c) admits only producers for which that is sound (pf_lower_at_scratch_ok).
+ * (perforate/exec.c) admits only producers for which that is sound, and the plan says which
+ * of them may keep their image in such a window (pf_plan_stage.scratch_ok).
  *
  * Bounds inference: every read of the producer's image in the consumer's body gives, per
  * dimension, an interval of its index over the consumer's loop ranges (interval arithmetic on
@@ -12,7 +13,6 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
-#include "lang/approx.h"
 #include "lang/walk.h"
 #include "perforate/exec.h"
 
@@ -239,7 +239,7 @@ static void storage_span(lower_ctx *c, const pf_stage *p, int d, ir_expr *rlo, i
     ir_func *f = c->f;
     const lower_lattice *L = &c->lattice[p->index];
     ir_expr *zero = ir_const_i32(f, 0);
-    ir_expr *m = lower_step_mul(f, L->step[d], p->approx->spacing[d]);
+    ir_expr *m = lower_sample_step(c, p, L, d);
     int64_t k;
     bool dense = ir_is_const(m, &k) && k == 1;
     *jlo = irf_bin(f, IR_DIV, irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, rlo, L->lo[d]), zero), m);
@@ -304,30 +304,6 @@ static void infer_region(lower_ctx *c, const pf_stage *st, const pf_stage *p,
         clamp_to_image(&R, d, &region->lo[d], &region->hi[d]);
 }
 
-/* Whether a producer computed at its consumer can keep its image in a per-tile scratch window
- * (Halide's compute_at storage) instead of full-size storage: nothing outside the consumer's
- * tile may touch the image. So the producer is exact and does not read its own image (a read
- * of a neighbour would fall outside the window), no other stage writes it, and no stage uses it
- * as the reference image of a runtime call (importance masks, channel copies). */
-bool pf_lower_at_scratch_ok(const pf_program *prog, const pf_stage *p)
-{
-    const pf_image_decl *img = p->image->image;
-    if (p->approx && !(p->approx->sample == PF_SAMPLE_GRID && p->approx->on_demand))
-        return false;
-    for (int i = 0; i < p->n_reads; i++)
-        if (p->reads[i] == img)
-            return false;
-    for (int s = 0; s < prog->n_stages; s++) {
-        const pf_stage *o = prog->stages[s];
-        if (o->approx && o->approx->ref == img)
-            return false;
-        for (int i = 0; o != p && i < o->n_writes; i++)
-            if (o->writes[i] == img)
-                return false;
-    }
-    return true;
-}
-
 ir_buffer *lower_own_store(const lower_ctx *c, const pf_stage *st)
 {
     const pf_image_decl *img = st->image->image;
@@ -379,7 +355,7 @@ static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region
             n[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, hi, lo[d]), one), one);
         }
     }
-    return ir_alloc_window(f, b, lower_needs_zero(p->image->image), lo, n, body);
+    return ir_alloc_window(f, b, lower_needs_zero(c, p->image->image), lo, n, body);
 }
 
 /* Lowers producer p into `work` over `region`, as if at top level, then restores the context. */
@@ -408,7 +384,7 @@ static lower_region tile_region(lower_ctx *c, const pf_stage *st, const pf_stage
     lower_region region = { 0 };
     infer_region(c, st, p, t, &region);
     region.in_parallel = (c->region && c->region->in_parallel) ||
-                         (c->exec[st->index].parallel && !st->serial);
+                         (lower_exec(c, st->index)->parallel && !st->serial);
     return region;
 }
 
@@ -439,23 +415,18 @@ static int pow2_at_least(int n)
     return F;
 }
 
-/* One producer's slide: its row window (perforate/exec_slide.c), the fold of its window, its
- * `next` variable. Refuses what validation should have (an unvalidated schedule). */
+/* One producer's slide: its row window (the plan's, from perforate/exec_slide.c), the fold of
+ * its window, its `next` variable. */
 static void slide_add(lower_ctx *c, const pf_stage *st, const pf_stage *p, lower_slide *S)
 {
-    pf_error err;
-    int lo, hi;
+    int lo = c->plan->stages[p->index].slide_lo, hi = c->plan->stages[p->index].slide_hi;
     ir_buffer *b = c->bufs[p->image->image->index];
-    if (pf_exec_slide_rows(c->prog, p->index, st->index, &lo, &hi, &err) != 0) {
-        lower_error(c, "%s", err.msg);
-        return;
-    }
-    if (!b->window || c->store[p->image->image->index] || p->approx || b->ndims < 2 ||
+    if (!b->window || c->store[p->image->image->index] || lower_approx(c, p) || b->ndims < 2 ||
         b->boundary == PF_BOUNDARY_MIRROR || b->boundary == PF_BOUNDARY_WRAP ||
-        c->exec[st->index].tile[1] <= 0 || S->n == 8) {
-        lower_error(c, "%s: 'at %s slide' needs an exact producer in a scratch window, with "
-                    "boundary clamp or constant, and %s tiled in two dimensions (the schedule "
-                    "was not validated)", p->name, st->name, st->name);
+        lower_exec(c, st->index)->tile[1] <= 0 || S->n == 8) {
+        lower_error(c, "internal error: %s: 'at %s slide' needs an exact producer in a scratch "
+                    "window, with boundary clamp or constant, and %s tiled in two dimensions",
+                    p->name, st->name, st->name);
         return;
     }
     b->fold[1] = pow2_at_least(hi - lo + 1);
@@ -471,7 +442,7 @@ lower_slide *lower_at_slide_begin(lower_ctx *c, const pf_stage *st)
 {
     lower_slide *S = NULL;
     for (int pi = 0; pi < c->prog->n_stages; pi++) {
-        if (c->exec[pi].at != st->index || !c->exec[pi].slide)
+        if (lower_exec(c, pi)->at != st->index || !lower_exec(c, pi)->slide)
             continue;
         if (!S)
             S = PF_NEW(c->f->arena, lower_slide);
@@ -528,7 +499,7 @@ ir_stmt *lower_at_rows(lower_ctx *c, const pf_stage *st, const lower_tile *t, lo
         ir_var *vhi = ir_var_new(f, name, IR_I32, IR_VAR_LET);
         ir_list_push(f, &work, ir_let(f, vlo, irf_bin(f, IR_MAX, ir_ref(f, S->next[i]), lo)));
         ir_list_push(f, &work, ir_let(f, vhi, hi));
-        if (lower_needs_zero(p->image->image))
+        if (lower_needs_zero(c, p->image->image))
             ir_list_push(f, &work, zero_rows(c, b, vlo, vhi));
         lower_region *region = PF_NEW(f->arena, lower_region);
         *region = tile_region(c, st, p, t);
@@ -557,7 +528,7 @@ ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, lo
     lower_region *regions = PF_NEW_ARRAY(f->arena, lower_region, prog->n_stages + 1);
     int n_scratch = 0;
     for (int pi = 0; pi < prog->n_stages; pi++) {
-        if (c->exec[pi].at != st->index)
+        if (lower_exec(c, pi)->at != st->index)
             continue;
         const pf_stage *p = prog->stages[pi];
         if (!lower_storage(c, p)->window) {

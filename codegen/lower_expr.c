@@ -5,7 +5,6 @@
 #include "lang/walk.h"
 
 #include "base/error.h"
-#include "lang/approx.h"
 #include "perforate/exec.h"
 #include "lang/lang.h"
 
@@ -176,7 +175,7 @@ static ir_expr *lower_image_read(lower_ctx *c, const pf_expr *e)
 {
     const pf_image_decl *img = e->sym->image;
     const pf_stage *w = img->first_writer;
-    if (w && c->exec[w->index].at == PF_EXEC_INLINE)
+    if (w && lower_exec(c, w->index)->at == PF_EXEC_INLINE)
         return lower_inlined_read(c, e, w);
     ir_expr *idx[IR_MAX_DIMS];
     uint8_t all = (uint8_t)((1u << img->ndims) - 1);
@@ -184,7 +183,7 @@ static ir_expr *lower_image_read(lower_ctx *c, const pf_expr *e)
     for (int d = 0; d < img->ndims; d++)
         idx[d] = (own && d < c->stage->n_vars) ? c->own.index[d]
                                                : lower_expr_as(c, e->args[d], IR_I32);
-    if (e->approx && c->store[img->index])  /* on-demand reconstruction (§4) */
+    if (c->store[img->index] && pf_plan_read_writer(c->plan, c->stage, img))  /* §4 */
         return ir_interp_read(c->f, c->store[img->index], c->interp[img->index], idx, all);
     if (c->store[img->index] && !own)
         return lower_error(c, "internal error: read of on-demand image '%s' without its "

@@ -174,7 +174,7 @@ static ir_stmt *over_planes(fill_ctx *F, ir_stmt *body, ir_var **v)
 bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, ir_buffer *img)
 {
     (void)L;
-    const pf_stage_approx *a = st->approx;
+    const pf_stage_approx *a = lower_approx(c, st);
     int nd = img->ndims;
     if (!a || a->sample != PF_SAMPLE_GRID || st->over || c->region || st->n_vars != nd ||
         (a->recon != PF_RECON_LINEAR && a->recon != PF_RECON_NEAREST))
@@ -182,7 +182,7 @@ bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, i
     for (int d = 2; d < nd; d++)
         if (a->spacing[d] != 1)
             return false;
-    const pf_exec_gene *g = &c->exec[st->index];
+    const pf_exec_gene *g = lower_exec(c, st->index);
     fill_ctx F = { c, img, nd, a->recon == PF_RECON_NEAREST, g->vectorize > 1 ? g->vectorize : 1,
                    g->parallel && nd >= 2 ? IR_LOOP_PARALLEL : IR_LOOP_SERIAL };
     ir_func *f = c->f;
@@ -223,39 +223,14 @@ struct lower_tile_fill {
     int sx, sy, tx, ty;
 };
 
-bool pf_lower_tile_fill_ok(const pf_program *prog, const pf_stage *st)
-{
-    const pf_stage_approx *a = st->approx;
-    const pf_image_decl *img = st->image->image;
-    if (!a || a->sample != PF_SAMPLE_GRID || a->on_demand || st->over || st->serial ||
-        a->channels > 0 || st->n_vars != img->ndims || st->n_vars < 2 ||
-        (a->recon != PF_RECON_LINEAR && a->recon != PF_RECON_NEAREST))
-        return false;
-    for (int d = 2; d < st->n_vars; d++)
-        if (a->spacing[d] != 1)
-            return false;
-    for (int s = 0; s < prog->n_stages; s++) {
-        const pf_stage *o = prog->stages[s];
-        if (o->approx && o->approx->ref == img)
-            return false;
-        for (int i = 0; i < o->n_reads; i++)
-            if (o->reads[i] == img)
-                return false;
-        for (int i = 0; o != st && i < o->n_writes; i++)
-            if (o->writes[i] == img)
-                return false;
-    }
-    return true;
-}
-
 /* Tiled along x and y, its loop order with the tile loops outside x and y and the further
  * variables outside the tiles (a reorder that does not keep it fills the whole image after the
  * loops), and not itself computed at a consumer. */
 static bool tile_fill_ok(const lower_ctx *c, const pf_stage *st)
 {
-    const pf_exec_gene *g = &c->exec[st->index];
+    const pf_exec_gene *g = lower_exec(c, st->index);
     return !c->region && g->tile[0] > 0 && g->tile[1] > 0 && pf_exec_tile_order_ok(g) &&
-           pf_lower_tile_fill_ok(c->prog, st);
+           c->plan->stages[st->index].tile_fill_ok;
 }
 
 static ir_buffer *window_buffer(lower_ctx *c, const char *name, int nd, ir_expr *const *extent)
@@ -275,8 +250,8 @@ lower_tile_fill *lower_tile_fill_begin(lower_ctx *c, const pf_stage *st, const l
     if (!tile_fill_ok(c, st))
         return NULL;
     ir_func *f = c->f;
-    const pf_stage_approx *a = st->approx;
-    const pf_exec_gene *g = &c->exec[st->index];
+    const pf_stage_approx *a = lower_approx(c, st);
+    const pf_exec_gene *g = lower_exec(c, st->index);
     lower_tile_fill *T = PF_NEW(f->arena, lower_tile_fill);
     T->st = st;
     T->img = c->bufs[st->image->image->index];
@@ -386,7 +361,7 @@ static ir_stmt *window(lower_tile_fill *T, ir_buffer *b, ir_expr *const *lo, ir_
         origin[d] = lo[d];
         size[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_SUB, hi[d], lo[d]), i32(&T->F, 1));
     }
-    return ir_alloc_window(f, b, b == T->S && lower_needs_zero(T->st->image->image), origin,
+    return ir_alloc_window(f, b, b == T->S && lower_needs_zero(T->F.c, T->st->image->image), origin,
                            size, body);
 }
 

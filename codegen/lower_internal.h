@@ -5,6 +5,7 @@
 
 #include "codegen/ir_simplify.h"
 #include "codegen/lower.h"
+#include "perforate/plan.h"
 
 /* One activation frame: a stage body or an inlined helper function. */
 typedef struct lower_frame {
@@ -45,6 +46,7 @@ typedef struct lower_ctx {
     ir_func *f;
     const pf_program *prog;
     const pf_param_values *params;
+    const pf_plan *plan;   /* what runs: approximations and execution genes */
     ir_buffer **bufs;      /* by image index */
     ir_expr **sizes;       /* by size index */
     ir_expr **scalars;     /* by scalar index */
@@ -58,12 +60,21 @@ typedef struct lower_ctx {
     ir_interp **interp;    /* by image index: the grid description for on-demand reads */
     pf_error *err;
     bool failed;           /* a user-level error was recorded in err */
-    struct pf_exec_gene *exec;  /* by stage index: the resolved execution gene */
     const lower_region *region; /* while lowering a compute-at producer inside its consumer */
     int inline_depth;
     int n_tables;
     const_array_map tables[64];
 } lower_ctx;
+
+/* A stage's execution gene and approximation (NULL: exact), as the plan resolved them. */
+static inline const pf_exec_gene *lower_exec(const lower_ctx *c, int stage)
+{
+    return &c->plan->stages[stage].exec;
+}
+static inline const pf_stage_approx *lower_approx(const lower_ctx *c, const pf_stage *st)
+{
+    return pf_plan_approx(c->plan, st);
+}
 
 ir_type lower_type(pf_type t);
 ir_expr *lower_expr(lower_ctx *c, const pf_expr *e);
@@ -86,6 +97,9 @@ ir_expr *lower_step_mul(ir_func *f, ir_expr *a, int64_t k);
 /* lower_stage.c */
 void lower_stage(lower_ctx *c, const pf_stage *st);
 lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st);
+/* The distance between a grid-sampled stage's samples along d, in image coordinates: the
+ * lattice step times the spacing. */
+ir_expr *lower_sample_step(lower_ctx *c, const pf_stage *st, const lower_lattice *L, int d);
 /* The storage buffer and grid of an on-demand image, created at its declaration. */
 void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img);
 /* lower_fill.c: grid store reconstruction (linear, nearest) as loops; false when it does not
@@ -122,7 +136,7 @@ ir_buffer *lower_storage(const lower_ctx *c, const pf_stage *st);
 void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_expr **hi,
                        const ir_expr *step);
 /* lower.c: whether an image's allocation must start zeroed. */
-bool lower_needs_zero(const pf_image_decl *img);
+bool lower_needs_zero(const lower_ctx *c, const pf_image_decl *img);
 /* Records a user-level error (first one wins) and returns a harmless expression. */
 ir_expr *lower_error(lower_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -4,7 +4,6 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
-#include "lang/approx.h"
 #include "perforate/exec.h"
 
 #include <stdio.h>
@@ -75,13 +74,18 @@ lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st)
     return L;
 }
 
+ir_expr *lower_sample_step(lower_ctx *c, const pf_stage *st, const lower_lattice *L, int d)
+{
+    return lower_step_mul(c->f, L->step[d], lower_approx(c, st)->spacing[d]);
+}
+
 /* ---- on-demand storage ---- */
 
 void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img)
 {
     ir_func *f = c->f;
     const pf_stage *st = img->first_writer;
-    const pf_stage_approx *a = st->approx;
+    const pf_stage_approx *a = lower_approx(c, st);
     lower_lattice *L = lower_stage_lattice(c, st);
     ir_buffer *logical = c->bufs[img->index];
     char name[96];
@@ -179,7 +183,7 @@ typedef struct nest_loop {
  * chunks of a parallel 1-D stage included). */
 static int nest_order(lower_ctx *c, const pf_stage *st, const bool *tiled, int *order)
 {
-    const pf_exec_gene *g = &c->exec[st->index];
+    const pf_exec_gene *g = lower_exec(c, st->index);
     pf_exec_gene t = *g;
     t.tile[0] = tiled[0];
     t.tile[1] = st->n_vars > 1 && tiled[1];
@@ -228,7 +232,7 @@ static nest_loop tile_loop(lower_ctx *c, const nest_spec *ns, nest_loop *inner, 
 static void plan_parallel(lower_ctx *c, const pf_stage *st, const int *ids, nest_loop *out,
                           int n)
 {
-    const pf_exec_gene *g = &c->exec[st->index];
+    const pf_exec_gene *g = lower_exec(c, st->index);
     /* inside a consumer's parallel tiles a parallel loop would run serially anyway */
     if (!g->parallel || (c->region && c->region->in_parallel))
         return;
@@ -249,7 +253,7 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
                       int *ytile, int *xtile)
 {
     const pf_stage *st = ns->st;
-    const pf_exec_gene *g = &c->exec[st->index];
+    const pf_exec_gene *g = lower_exec(c, st->index);
     int k = st->n_vars;
     nest_loop loops[IR_MAX_DIMS] = { 0 }, tiles[2];
     for (int d = 0; d < k; d++) {
@@ -290,7 +294,7 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
 static bool has_producers(const lower_ctx *c, const pf_stage *st)
 {
     for (int i = 0; i < c->prog->n_stages; i++)
-        if (c->exec[i].at == st->index)
+        if (lower_exec(c, i)->at == st->index)
             return true;
     return false;
 }
@@ -314,7 +318,7 @@ static void tile_range(lower_ctx *c, const nest_spec *ns, int d, ir_var *v, ir_e
     if (!lower_own_store(c, ns->st))
         return;
     const lower_lattice *L = ns->L;
-    ir_expr *m = lower_step_mul(f, L->step[d], ns->st->approx->spacing[d]);
+    ir_expr *m = lower_sample_step(c, ns->st, L, d);
     ir_expr *last = irf_bin(f, IR_SUB, hi, ir_const_i32(f, 1));
     t->lo[d] = irf_bin(f, IR_ADD, L->lo[d], irf_bin(f, IR_MUL, t->lo[d], m));
     t->hi[d] = irf_bin(f, IR_ADD, irf_bin(f, IR_ADD, L->lo[d], irf_bin(f, IR_MUL, last, m)),
@@ -335,7 +339,7 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
      * tile, after the tile's samples */
     bool producers = has_producers(c, ns->st);
     int at = ytile < 0 || !(producers || ns->fill) ? -1 : xtile > ytile ? xtile : ytile;
-    if (at >= 0 && !pf_exec_tile_order_ok(&c->exec[ns->st->index]))
+    if (at >= 0 && !pf_exec_tile_order_ok(lower_exec(c, ns->st->index)))
         lower_error(c, "stage '%s': stages computed at its tiles need its tile loops outside x "
                     "and y and its further variables outside the tiles (the schedule was not "
                     "validated)", ns->st->name);
@@ -428,7 +432,7 @@ static void emit_reconstruct(lower_ctx *c, const pf_stage *st, const lower_latti
                              ir_buffer *img, ir_buffer *mask, ir_buffer *aux)
 {
     ir_func *f = c->f;
-    const pf_stage_approx *a = st->approx;
+    const pf_stage_approx *a = lower_approx(c, st);
     ir_expr *args[3 * IR_MAX_DIMS + 10];
     int n = view_args(st, L, args);
     args[n++] = ir_const_i32(f, a->sample);
@@ -448,7 +452,7 @@ static void emit_reconstruct(lower_ctx *c, const pf_stage *st, const lower_latti
 static void emit_copy_channels(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
                                ir_buffer *img)
 {
-    const pf_stage_approx *a = st->approx;
+    const pf_stage_approx *a = lower_approx(c, st);
     if (!a->ref) {
         lower_error(c, "stage '%s': channel subsampling needs a reference image", st->name);
         return;
@@ -553,7 +557,7 @@ static void bind_frame(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
         ir_expr *v = ir_ref(f, vars[d]);
         c->own.index[d] = v;
         if (store) {
-            ir_expr *m = lower_step_mul(f, L->step[d], st->approx->spacing[d]);
+            ir_expr *m = lower_sample_step(c, st, L, d);
             v = irf_bin(f, IR_ADD, L->lo[d], irf_bin(f, IR_MUL, v, m));
         }
         c->own.coord[d] = v;
@@ -565,7 +569,7 @@ static void bind_frame(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
 static void cut_channels(lower_ctx *c, const pf_stage *st, nest_spec *ns, bool on_demand)
 {
     ir_func *f = c->f;
-    const pf_stage_approx *a = st->approx;
+    const pf_stage_approx *a = lower_approx(c, st);
     int k = st->n_vars;
     if (on_demand) {
         int s = a->spacing[k - 1];
@@ -580,7 +584,7 @@ static void cut_channels(lower_ctx *c, const pf_stage *st, nest_spec *ns, bool o
 static void lower_sampled(lower_ctx *c, const pf_stage *st, nest_spec *ns, ir_var **vars)
 {
     ir_func *f = c->f;
-    const pf_stage_approx *a = st->approx;
+    const pf_stage_approx *a = lower_approx(c, st);
     const lower_lattice *L = ns->L;
     int k = st->n_vars;
     ir_buffer *img = c->bufs[st->image->image->index];
@@ -592,7 +596,7 @@ static void lower_sampled(lower_ctx *c, const pf_stage *st, nest_spec *ns, ir_va
                 ns->hi[d] = ir_ref(f, store->extent[d]);
                 ns->step[d] = ir_const_i32(f, 1);
             } else {
-                ns->step[d] = lower_step_mul(f, L->step[d], a->spacing[d]);
+                ns->step[d] = lower_sample_step(c, st, L, d);
             }
         }
     }
@@ -654,17 +658,17 @@ void lower_stage(lower_ctx *c, const pf_stage *st)
     bind_frame(c, st, L, &fr, vars);
     char note[160];
     snprintf(note, sizeof note, "stage %.100s%s%s", st->name, st->serial ? " (serial)" : "",
-             st->approx ? " (approximated)" : "");
+             lower_approx(c, st) ? " (approximated)" : "");
     lower_emit(c, ir_comment(f, note));
     c->frame = &fr;
     c->stage = st;
     nest_spec ns = { 0 };
     ns.st = st;
     ns.L = L;
-    ns.a = st->approx;
+    ns.a = lower_approx(c, st);
     ns.fill = fill;
     nest_exact(&ns, L, st->n_vars);
-    if (st->approx)
+    if (ns.a)
         lower_sampled_nonempty(c, st, &ns, vars);
     else
         lower_emit(c, build_nest(c, &ns, vars));

@@ -2,7 +2,6 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
-#include "lang/approx.h"
 
 static bool contains_return(const pf_stmt *s)
 {
@@ -282,12 +281,13 @@ static void lower_for(lower_ctx *c, const pf_stmt *s)
     if (s->step)
         step = lower_snapshot(c, "step", irf_bin(f, IR_MAX, lower_expr_as(c, s->step, IR_I32),
                                                  ir_const_i32(f, 1)));
-    int64_t mult = s->approx && s->approx->perf.kind == PF_PERF_STEP ? s->approx->perf.step : 1;
+    const pf_loop_approx *la = s->loop_id >= 0 ? c->plan->loops[s->loop_id] : NULL;
+    int64_t mult = la && la->perf.kind == PF_PERF_STEP ? la->perf.step : 1;
     ir_expr *end = lower_range(c, &lo, hi, &step, mult);
     ir_var *iv = ir_var_new(f, s->sym->name, IR_I32, IR_VAR_LOOP);
     ir_expr *first = lo, *keep = NULL;
-    if (s->approx)
-        keep = perforate_for(c, &s->approx->perf, lo, &end, &step, &first, ir_ref(f, iv));
+    if (la)
+        keep = perforate_for(c, &la->perf, lo, &end, &step, &first, ir_ref(f, iv));
     c->frame->slots[s->sym->slot] = ir_ref(f, iv);
     ir_stmt *body = lower_nested(c, s->then_s);
     if (keep)

@@ -35,7 +35,7 @@ void pf_rt_median_lanes_i32(const int32_t *v, int32_t len, int32_t stride, int32
                             const int32_t *n, int32_t *out);
 
 float pf_rt_noise(int32_t n, int32_t a, int32_t b, int32_t c, int32_t d);
-/* lang/approx.h's pf_perf_hash, for loop perforation's random skip. */
+/* base/noise.h's pf_perf_hash, for loop perforation's random skip. */
 float pf_rt_perf_hash(int32_t id, int32_t j, int32_t a, int32_t b);
 
 /* ---- the thread pool (runtime_pool.c) ---- */

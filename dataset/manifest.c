@@ -5,11 +5,11 @@
 #include "base/arena.h"
 #include "base/fileio.h"
 #include "dataset/sha256.h"
+#include "dataset/tsv.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,83 +139,51 @@ void pf_manifest_add(pf_manifest *m, const pf_manifest_entry *e)
 
 /* --- parsing ------------------------------------------------------------------------------- */
 
-typedef struct parser {
-    const char *name; /* for messages */
-    int line;
-    pf_error *err;
-} parser;
-
-static int perr(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* A parse error: "FILE:LINE: message". */
-static int perr(parser *p, const char *fmt, ...)
-{
-    char msg[PF_ERROR_MAX / 2];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return pf_fail(p->err, "%s:%d: %s", p->name, p->line, msg);
-}
-
-/* Splits line (modified in place) at tabs into at most max fields; returns the count. */
-static int split_tabs(char *line, char **fields, int max)
-{
-    int n = 0;
-    for (char *s = line;; s++) {
-        if (n < max)
-            fields[n] = s;
-        n++;
-        s = strchr(s, '\t');
-        if (!s)
-            return n;
-        *s = '\0';
-    }
-}
-
-static int check_header(parser *p, char **f, int n)
+static int check_header(pf_tsv *p, char **f, int n)
 {
     if (n != COL_COUNT)
-        return perr(p, "header has %d columns; expected the %d of docs/dataset.md", n, COL_COUNT);
+        return pf_tsv_fail(p, "header has %d columns; expected the %d of docs/dataset.md", n,
+                           COL_COUNT);
     for (int i = 0; i < COL_COUNT; i++)
         if (strcmp(f[i], column_names[i]) != 0)
-            return perr(p, "header column '%s' where '%s' was expected", f[i], column_names[i]);
+            return pf_tsv_fail(p, "header column '%s' where '%s' was expected", f[i],
+                               column_names[i]);
     return 0;
 }
 
-static int parse_enum(parser *p, const char *col, const char *s, int v, int *out)
+static int parse_enum(pf_tsv *p, const char *col, const char *s, int v, int *out)
 {
     if (v < 0)
-        return perr(p, "unknown %s '%s'", col, s);
+        return pf_tsv_fail(p, "unknown %s '%s'", col, s);
     *out = v;
     return 0;
 }
 
-static int parse_texture(parser *p, const char *s, double *out)
+static int parse_texture(pf_tsv *p, const char *s, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
     if (end == s || *end || errno || !isfinite(v) || v < 0.0)
-        return perr(p, "texture '%s' is not a non-negative number", s);
+        return pf_tsv_fail(p, "texture '%s' is not a non-negative number", s);
     *out = v;
     return 0;
 }
 
-static int parse_sha256(parser *p, const char *s, char out[65])
+static int parse_sha256(pf_tsv *p, const char *s, char out[65])
 {
     size_t n = strspn(s, "0123456789abcdef");
     if (n != 64 || s[n])
-        return perr(p, "sha256 '%s' is not 64 lower-case hex digits", s);
+        return pf_tsv_fail(p, "sha256 '%s' is not 64 lower-case hex digits", s);
     memcpy(out, s, 65);
     return 0;
 }
 
-static int parse_fields(parser *p, char **f, pf_manifest_entry *e)
+static int parse_fields(pf_tsv *p, char **f, pf_manifest_entry *e)
 {
     for (int i = 0; i < COL_COUNT; i++)
         if (!f[i][0])
-            return perr(p, "column '%s' is empty (write '-' for not applicable)",
+            return pf_tsv_fail(p, "column '%s' is empty (write '-' for not applicable)",
                         column_names[i]);
     int split = 0, cat = 0, tex = 0;
     e->file = f[COL_FILE];
@@ -229,11 +197,11 @@ static int parse_fields(parser *p, char **f, pf_manifest_entry *e)
     e->category = (pf_category)cat;
     e->texture_class = (pf_texture_class)tex;
     if (pf_resolution_parse(f[COL_RESOLUTION], &e->width, &e->height) != 0)
-        return perr(p, "resolution '%s' is not WIDTHxHEIGHT", f[COL_RESOLUTION]);
+        return pf_tsv_fail(p, "resolution '%s' is not WIDTHxHEIGHT", f[COL_RESOLUTION]);
     if (parse_texture(p, f[COL_TEXTURE], &e->texture) || parse_sha256(p, f[COL_SHA256], e->sha256))
         return -1;
     if (pf_texture_classify(e->texture) != e->texture_class)
-        return perr(p, "texture class '%s' does not match texture %s", f[COL_TEXTURE_CLASS],
+        return pf_tsv_fail(p, "texture class '%s' does not match texture %s", f[COL_TEXTURE_CLASS],
                     f[COL_TEXTURE]);
     e->package = f[COL_PACKAGE];
     e->version = f[COL_VERSION];
@@ -242,28 +210,28 @@ static int parse_fields(parser *p, char **f, pf_manifest_entry *e)
     return 0;
 }
 
-static int check_unique(parser *p, const pf_manifest *m, const char *file)
+static int check_unique(pf_tsv *p, const pf_manifest *m, const char *file)
 {
     for (size_t i = 0; i < m->count; i++)
         if (strcmp(m->entries[i].file, file) == 0)
-            return perr(p, "file '%s' is listed twice (first on line %d)", file,
+            return pf_tsv_fail(p, "file '%s' is listed twice (first on line %d)", file,
                         m->entries[i].line);
     return 0;
 }
 
 /* One data or header line (already stripped of its line end). */
-static int parse_line(parser *p, pf_manifest *m, char *line, int *seen_header)
+static int parse_line(pf_tsv *p, pf_manifest *m, char *line, int *seen_header)
 {
     if (line[0] == '#' || line[0] == '\0')
         return 0;
     char *f[COL_COUNT];
-    int n = split_tabs(line, f, COL_COUNT);
+    int n = pf_tsv_split(line, f, COL_COUNT);
     if (!*seen_header) {
         *seen_header = 1;
         return check_header(p, f, n);
     }
     if (n != COL_COUNT)
-        return perr(p, "%d fields where the header has %d", n, COL_COUNT);
+        return pf_tsv_fail(p, "%d fields where the header has %d", n, COL_COUNT);
     pf_manifest_entry e = { 0 };
     e.line = p->line;
     if (parse_fields(p, f, &e) != 0 || check_unique(p, m, e.file) != 0)
@@ -276,21 +244,12 @@ pf_manifest *pf_manifest_parse(const char *text, const char *name, const char *d
                                pf_error *err)
 {
     pf_manifest *m = pf_manifest_new(dir);
-    char *buf = pf_xstrdup(text);
-    parser p = { name, 0, err };
+    pf_tsv p;
+    pf_tsv_begin(&p, text, name, err);
     int seen_header = 0, rc = 0;
-    for (char *line = buf; line && rc == 0;) {
-        char *next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\r')
-            line[len - 1] = '\0';
-        p.line++;
+    for (char *line; rc == 0 && (line = pf_tsv_next(&p));)
         rc = parse_line(&p, m, line, &seen_header);
-        line = next;
-    }
-    free(buf);
+    pf_tsv_end(&p);
     if (rc == 0 && !seen_header)
         rc = pf_fail(err, "%s: no header line (an empty manifest?)", name);
     if (rc != 0) {

@@ -2,10 +2,10 @@
 #include "dataset/sources.h"
 
 #include "base/fileio.h"
+#include "dataset/tsv.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,25 +20,6 @@ static const char *const source_columns[S_COUNT] = {
     "sha256",
 };
 
-typedef struct sparser {
-    const char *name;
-    int line;
-    pf_error *err;
-} sparser;
-
-static int serr(sparser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* "FILE:LINE: message" */
-static int serr(sparser *p, const char *fmt, ...)
-{
-    char msg[PF_ERROR_MAX / 2];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return pf_fail(p->err, "%s:%d: %s", p->name, p->line, msg);
-}
-
 int pf_source_raw_size(const char *fmt, int *width, int *height)
 {
     static const char prefix[] = "rgb8-bz2:";
@@ -47,18 +28,18 @@ int pf_source_raw_size(const char *fmt, int *width, int *height)
     return pf_resolution_parse(fmt + sizeof prefix - 1, width, height);
 }
 
-static int check_photo_id(sparser *p, const pf_source_list *l, const char *id)
+static int check_photo_id(pf_tsv *p, const pf_source_list *l, const char *id)
 {
     if (!id[0] || strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(id))
-        return serr(p, "photo id '%s' must be lower-case letters, digits and '-'", id);
+        return pf_tsv_fail(p, "photo id '%s' must be lower-case letters, digits and '-'", id);
     for (size_t i = 0; i < l->count; i++)
         if (strcmp(l->items[i].photo, id) == 0)
-            return serr(p, "photo id '%s' is used twice (first on line %d)", id,
+            return pf_tsv_fail(p, "photo id '%s' is used twice (first on line %d)", id,
                         l->items[i].line);
     return 0;
 }
 
-static int parse_crop(sparser *p, const char *s, double *anchor)
+static int parse_crop(pf_tsv *p, const char *s, double *anchor)
 {
     if (strcmp(s, "centre") == 0) {
         *anchor = 0.5;
@@ -68,26 +49,26 @@ static int parse_crop(sparser *p, const char *s, double *anchor)
     errno = 0;
     double v = strtod(s, &end);
     if (end == s || *end || errno || !(v >= 0.0 && v <= 1.0))
-        return serr(p, "crop '%s' is neither 'centre' nor a number in [0,1]", s);
+        return pf_tsv_fail(p, "crop '%s' is neither 'centre' nor a number in [0,1]", s);
     *anchor = v;
     return 0;
 }
 
-static int check_fields(sparser *p, char **f)
+static int check_fields(pf_tsv *p, char **f)
 {
     for (int i = 0; i < S_COUNT; i++)
         if (!f[i][0])
-            return serr(p, "column '%s' is empty", source_columns[i]);
+            return pf_tsv_fail(p, "column '%s' is empty", source_columns[i]);
     if (f[S_PATH][0] != '/')
-        return serr(p, "path '%s' must be absolute (a path inside the package)", f[S_PATH]);
+        return pf_tsv_fail(p, "path '%s' must be absolute (a path inside the package)", f[S_PATH]);
     int w, h;
     if (strcmp(f[S_FORMAT], "image") != 0 && pf_source_raw_size(f[S_FORMAT], &w, &h) != 0)
-        return serr(p, "format '%s' is neither 'image' nor 'rgb8-bz2:WxH'", f[S_FORMAT]);
+        return pf_tsv_fail(p, "format '%s' is neither 'image' nor 'rgb8-bz2:WxH'", f[S_FORMAT]);
     if (pf_category_parse(f[S_CATEGORY]) < 0)
-        return serr(p, "unknown category '%s' (man_made, natural or people)", f[S_CATEGORY]);
+        return pf_tsv_fail(p, "unknown category '%s' (man_made, natural or people)", f[S_CATEGORY]);
     size_t n = strspn(f[S_SHA256], "0123456789abcdef");
     if (n != 64 || f[S_SHA256][n])
-        return serr(p, "sha256 '%s' is not 64 lower-case hex digits", f[S_SHA256]);
+        return pf_tsv_fail(p, "sha256 '%s' is not 64 lower-case hex digits", f[S_SHA256]);
     return 0;
 }
 
@@ -106,34 +87,20 @@ static void add_source(pf_source_list *l, char **f, double anchor, int line)
     s->line = line;
 }
 
-/* Splits at tabs in place; returns the field count (fields beyond max are counted only). */
-static int split_fields(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *s = line;; n++) {
-        if (n < max)
-            f[n] = s;
-        s = strchr(s, '\t');
-        if (!s)
-            return n + 1;
-        *s++ = '\0';
-    }
-}
-
-static int parse_source_line(sparser *p, pf_source_list *l, char *line, int *seen_header)
+static int parse_source_line(pf_tsv *p, pf_source_list *l, char *line, int *seen_header)
 {
     if (line[0] == '#' || line[0] == '\0')
         return 0;
     char *f[S_COUNT];
-    int n = split_fields(line, f, S_COUNT);
+    int n = pf_tsv_split(line, f, S_COUNT);
     if (n != S_COUNT)
-        return serr(p, "%d fields; expected %d (%s)", n, S_COUNT,
+        return pf_tsv_fail(p, "%d fields; expected %d (%s)", n, S_COUNT,
                     "photo package path format category crop licence licence_evidence sha256");
     if (!*seen_header) {
         *seen_header = 1;
         for (int i = 0; i < S_COUNT; i++)
             if (strcmp(f[i], source_columns[i]) != 0)
-                return serr(p, "header column '%s' where '%s' was expected", f[i],
+                return pf_tsv_fail(p, "header column '%s' where '%s' was expected", f[i],
                             source_columns[i]);
         return 0;
     }
@@ -153,21 +120,12 @@ pf_source_list *pf_sources_parse(const char *text, const char *name, pf_error *e
     for (const char *s = text; *s; s++)
         lines += *s == '\n';
     l->items = pf_arena_alloc(&l->arena, lines * sizeof *l->items);
-    char *buf = pf_xstrdup(text);
-    sparser p = { name, 0, err };
+    pf_tsv p;
+    pf_tsv_begin(&p, text, name, err);
     int seen_header = 0, rc = 0;
-    for (char *line = buf; line && rc == 0;) {
-        char *next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
-        size_t len = strlen(line);
-        if (len && line[len - 1] == '\r')
-            line[len - 1] = '\0';
-        p.line++;
+    for (char *line; rc == 0 && (line = pf_tsv_next(&p));)
         rc = parse_source_line(&p, l, line, &seen_header);
-        line = next;
-    }
-    free(buf);
+    pf_tsv_end(&p);
     if (rc == 0 && !seen_header)
         rc = pf_fail(err, "%s: no header line", name);
     if (rc != 0) {

@@ -23,7 +23,7 @@ static void make_seed(const char *out)
     if (!t)
         ro_fail("seed", err.msg);
     pf_evaluator *ev = ro_fake();
-    pf_tune_hooks hooks = { NULL, NULL, NULL, 2 };
+    pf_tune_hooks hooks = { .stop_after = 2 };
     if (pf_tune_run(t, ev, &hooks, &err) != 0)
         ro_fail("seed run", err.msg);
     pf_evaluator_destroy(ev);

@@ -19,7 +19,7 @@
 #include "base/strbuf.h"
 #include "codegen/compile.h"
 #include "lang/lang.h"
-#include "perforate/apply.h"
+#include "perforate/plan.h"
 #include "search/ga.h"
 #include "search/genome.h"
 
@@ -353,17 +353,16 @@ static void jo_fail(const char *what, const char *src, const char *sched)
     abort();
 }
 
-static int jo_run(const pf_program *prog, const pf_schedule *s, pf_backend be, int w, int h,
+static int jo_run(const pf_program *prog, const pf_plan *plan, pf_backend be, int w, int h,
                   const float *in, float *out, pf_error *err)
 {
     pf_compile_options o = { 0 };
     o.backend = be;
-    o.schedule = s;
     o.threads = 1;
     o.compile_threads = 1;
     pf_param_values pv;
     pf_params_init(&pv, prog);
-    pf_variant *v = pf_compile(prog, &pv, &o, err);
+    pf_variant *v = pf_variant_build(prog, &pv, plan, &o, err);
     int rc = -1;
     if (v) {
         pf_buffer b[2] = { { (float *)in, 2, { w, h, 1, 1 }, { 1, w, 0, 0 } },
@@ -429,7 +428,9 @@ static void jo_oracle_run(const uint8_t *data, size_t size)
     if (getenv("PF_FUZZ_PRINT"))  /* what a crash ran */
         fprintf(stderr, "--- program (%dx%d)\n%s--- schedule\n%s\n", w, h, src,
                 text ? text : "(none)");
-    if (s && pf_schedule_apply(prog, s, &err) != 0)
+    pf_plan_target t = pf_host_plan_target();
+    pf_plan *plan = pf_plan_new(prog, s, &t, &err);
+    if (!plan)
         jo_fail(err.msg, src, text);
     size_t n = (size_t)w * (size_t)h;
     float *in = malloc(sizeof *in * n), *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n);
@@ -440,8 +441,8 @@ static void jo_oracle_run(const uint8_t *data, size_t size)
         a[i] = b[i] = 1e30f;  /* a sample a backend leaves unwritten shows up */
     }
     pf_error e1, e2;
-    int r1 = jo_run(prog, s, PF_BACKEND_INTERP, w, h, in, a, &e1);
-    int r2 = jo_run(prog, s, PF_BACKEND_JIT, w, h, in, b, &e2);
+    int r1 = jo_run(prog, plan, PF_BACKEND_INTERP, w, h, in, a, &e1);
+    int r2 = jo_run(prog, plan, PF_BACKEND_JIT, w, h, in, b, &e2);
     if (r1 != r2) {
         char why[2 * PF_ERROR_MAX + 64];
         snprintf(why, sizeof why, "interpreter %s, JIT %s", r1 ? e1.msg : "ran",
@@ -459,6 +460,7 @@ static void jo_oracle_run(const uint8_t *data, size_t size)
     free(a);
     free(b);
     free(text);
+    pf_plan_free(plan);
     if (s) {
         pf_schedule_free(s);
         free(s);

@@ -97,7 +97,8 @@ static void ro_destroy(pf_evaluator *ev)
 
 static pf_evaluator *ro_fake(void)
 {
-    static const pf_evaluator_ops ops = { ro_submit, ro_wait, ro_describe, ro_destroy };
+    static const pf_evaluator_ops ops = { .submit = ro_submit, .wait = ro_wait,
+                                          .describe = ro_describe, .destroy = ro_destroy };
     ro_eval *e = pf_xcalloc(1, sizeof *e);
     e->base.ops = &ops;
     return &e->base;
@@ -224,7 +225,7 @@ static void ro_oracle_run(const uint8_t *data, size_t size)
     /* one generation, when it is small enough to be quick */
     bool small = t->cfg.ga.population <= 24 && t->n_recs < 2000;
     pf_evaluator *ev = ro_fake();
-    pf_tune_hooks hooks = { NULL, NULL, NULL, 1 };
+    pf_tune_hooks hooks = { .stop_after = 1 };
     int rc = small ? pf_tune_run(t, ev, &hooks, &err) : 0;
     pf_evaluator_destroy(ev);
     pf_tune_free(t);

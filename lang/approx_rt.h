@@ -1,7 +1,7 @@
 /* The part of the approximation vocabulary that the runtime of generated code needs too:
- * sampling and reconstruction kinds, a reconstruction's parameters, and the stage runtime's
- * function table. Plain C with no dependence on the AST, because reconstruct/stage_rt.c is
- * shipped inside exported C libraries. See lang/approx.h and docs/perforation.md. */
+ * sampling and reconstruction kinds, and a reconstruction's parameters. Plain C with no
+ * dependence on the AST, because reconstruct/stage_rt.c is shipped inside exported C libraries.
+ * See perforate/approx.h and docs/perforation.md. */
 #ifndef PF_LANG_APPROX_RT_H
 #define PF_LANG_APPROX_RT_H
 
@@ -34,34 +34,5 @@ typedef struct pf_recon_spec {
     float frac;                           /* ADAPTIVE, IMPORTANCE */
     float sigma;                          /* GAUSSIAN, GAUSSIAN_SV */
 } pf_recon_spec;
-
-/* The stage-level runtime both backends call for sampling and reconstruction (implemented in
- * reconstruct/stage_rt.c; generated code calls those functions directly, the interpreter
- * through this table, since lang/ may not depend on reconstruct/). Masks are float planes of
- * n1 x n2 values, row stride n1: 0 = skipped, 1 = computed in the current pass, 2 = computed in
- * adaptive sampling's first pass. `view` is a stage's lattice view (docs/perforation.md §1).
- * Each returns 0, or a negative value when the kernel failed (memory, bad arguments). */
-typedef struct pf_approx_runtime {
-    /* Importance mask over the mask plane; `remapped` (n1 x n2) receives M(x). lo/step are the
-     * stage's first two lattice origins and steps (image coordinates). */
-    int (*importance_mask)(const pf_buffer *ref, const int64_t *lo, const int64_t *step,
-                           int32_t n1, int32_t n2, float frac, float sigma_imp, float *mask,
-                           float *remapped);
-    /* mask := 2 at adaptive sampling's coarse samples, 0 elsewhere. */
-    int (*adaptive_coarse)(int32_t n1, int32_t n2, int32_t k, float *mask);
-    /* Given V with its coarse samples computed: mask := 1 at the fine samples still to compute
-     * (coarse ones keep 2), is_fine := 1 on refined blocks. */
-    int (*adaptive_refine)(const pf_buffer *view, int32_t k, float frac, float *mask,
-                           float *is_fine);
-    /* Fills V's skipped points. mask/aux: the sampling's mask and its auxiliary plane (M for
-     * importance, is_fine for adaptive; NULL for grid). */
-    int (*reconstruct)(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
-                       const float *aux);
-    /* Channel subsampling's copy: for every lattice point of V and channel c' >= c0 of its last
-     * dimension, V[j, c'] := ref[p'] (docs/perforation.md §2); lo/step give the image
-     * coordinates of the k stage dimensions. */
-    int (*copy_channels)(const pf_buffer *view, int32_t k, const int64_t *lo,
-                         const int64_t *step, const pf_buffer *ref, int32_t c0);
-} pf_approx_runtime;
 
 #endif

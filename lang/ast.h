@@ -5,7 +5,8 @@
  * names to pf_symbols, types every expression, inserts implicit int->float casts (PF_E_CAST with
  * `implicit` set, which the printer omits), folds consts, and fills the program-level tables
  * (images, stages, loops, ...). All nodes live in the program's arena.
- * Approximation annotations (lang/approx.h) are attached later by perforate/; NULL means exact. */
+ * After checking nothing writes the tree: a program is `const pf_program *` from there on, and
+ * what a schedule makes of it lives in a plan (perforate/plan.h), not here. */
 #ifndef PF_LANG_AST_H
 #define PF_LANG_AST_H
 
@@ -45,10 +46,6 @@ typedef struct pf_symbol pf_symbol;
 typedef struct pf_image_decl pf_image_decl;
 typedef struct pf_func pf_func;
 typedef struct pf_stage pf_stage;
-/* Approximation annotations, defined in lang/approx.h. */
-typedef struct pf_stage_approx pf_stage_approx;
-typedef struct pf_loop_approx pf_loop_approx;
-typedef struct pf_read_approx pf_read_approx;
 
 /* ---- symbols (created by the checker) ---- */
 
@@ -146,7 +143,6 @@ struct pf_expr {
                                REDUCE: lo = a, hi = b) */
     int n_args;
     pf_expr **args;         /* CALL, BUILTIN, INDEX, IMAGE_READ, ARRAY_READ; REDUCE: body */
-    pf_read_approx *approx; /* IMAGE_READ: on-demand reconstruction (lang/approx.h), or NULL */
     /* Added by the front end (appended): */
     pf_loc var_loc;         /* REDUCE: where its variable is named */
 };
@@ -203,7 +199,6 @@ struct pf_stmt {
     pf_expr *lo, *hi, *step;
     const char *loop_name;     /* named loop (perforable) or NULL */
     int loop_id;               /* index into pf_program.loops for named loops, else -1 */
-    pf_loop_approx *approx;    /* loop perforation, or NULL */
     /* Added by the front end (appended): */
     pf_loc name_loc;           /* DECL: the declared name; FOR: the loop variable */
     pf_loc loop_name_loc;      /* FOR: the NAME of `as NAME` */
@@ -268,7 +263,6 @@ struct pf_stage {
     /* Data flow, after checking: images read / written (scatter targets included), each once. */
     int n_reads, n_writes;
     pf_image_decl **reads, **writes;
-    pf_stage_approx *approx;   /* image perforation, or NULL */
     /* Added by the front end (appended). `loc` is the `for` keyword. */
     pf_loc name_loc;           /* the NAME of `as NAME` */
     pf_loc image_loc;          /* the IMAGE of `of IMAGE` */

@@ -25,11 +25,18 @@ int pf_check(pf_program *prog, pf_diags *diags);
 pf_program *pf_load_program(const char *path, pf_error *err);
 /* The same from a string (name used in messages). */
 pf_program *pf_compile_string(const char *name, const char *source, pf_error *err);
+/* The two halves of pf_load_program, for showing each (perfora run --dump parse, check):
+ * read and parse without checking; check a parsed program. Diagnostics rendered into err. */
+pf_program *pf_load_unchecked(const char *path, pf_error *err);
+int pf_check_program(pf_program *prog, pf_error *err);
 
 /* Pretty-prints a parsed (or checked) program as source that parses back to the same AST.
  * Implicit casts are omitted. */
 void pf_print_program(const pf_program *prog, pf_strbuf *out);
 void pf_print_expr(const pf_expr *e, pf_strbuf *out);
+/* A summary of a checked program: its inputs and outputs with their extents, every stage (of
+ * which image, over which variables, serial or not) and named loop (`perfora check`). */
+void pf_describe_program(const pf_program *prog, pf_strbuf *out);
 
 /* Structural equality of two parsed programs (used by the round-trip tests). */
 bool pf_program_equal(const pf_program *a, const pf_program *b);

@@ -29,18 +29,35 @@ static void diags_to_error(const pf_diags *d, pf_error *err)
     pf_sb_free(&sb);
 }
 
-static pf_program *compile_buffer(const char *name, const char *src, size_t len, pf_error *err)
+static pf_program *parse_buffer(const char *name, const char *src, size_t len, pf_error *err)
 {
     pf_diags d;
     pf_diags_init(&d, name, src);
     pf_program *prog = pf_parse(name, src, len, &d);
-    if (prog && pf_check(prog, &d) != 0) {
-        pf_program_free(prog);
-        prog = NULL;
-    }
     if (!prog)
         diags_to_error(&d, err);
     pf_diags_free(&d);
+    return prog;
+}
+
+int pf_check_program(pf_program *prog, pf_error *err)
+{
+    pf_diags d;
+    pf_diags_init(&d, prog->file_name, prog->source);
+    int rc = pf_check(prog, &d);
+    if (rc != 0)
+        diags_to_error(&d, err);
+    pf_diags_free(&d);
+    return rc;
+}
+
+static pf_program *compile_buffer(const char *name, const char *src, size_t len, pf_error *err)
+{
+    pf_program *prog = parse_buffer(name, src, len, err);
+    if (prog && pf_check_program(prog, err) != 0) {
+        pf_program_free(prog);
+        prog = NULL;
+    }
     return prog;
 }
 
@@ -49,13 +66,24 @@ pf_program *pf_compile_string(const char *name, const char *source, pf_error *er
     return compile_buffer(name, source, strlen(source), err);
 }
 
-pf_program *pf_load_program(const char *path, pf_error *err)
+static pf_program *load(const char *path, bool check, pf_error *err)
 {
     char *buf;
     size_t len;
     if (pf_read_file(path, PF_SOURCE_MAX_BYTES, &buf, &len, err) != 0)
         return NULL;
-    pf_program *prog = compile_buffer(path, buf, len, err);
+    pf_program *prog = check ? compile_buffer(path, buf, len, err)
+                             : parse_buffer(path, buf, len, err);
     free(buf);
     return prog;
+}
+
+pf_program *pf_load_program(const char *path, pf_error *err)
+{
+    return load(path, true, err);
+}
+
+pf_program *pf_load_unchecked(const char *path, pf_error *err)
+{
+    return load(path, false, err);
 }

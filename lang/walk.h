@@ -10,7 +10,8 @@
 typedef struct pf_read_visitor {
     void *ctx;
     /* var, ranging over [lo, hi] (a reduction's bounds, or a `for`'s: with a step its values
-     * still lie in there), comes into scope; each enter is matched by one leave. */
+     * still lie in there), comes into scope; each enter is matched by one leave. Either may
+     * be NULL (a visitor of reads alone). */
     void (*enter)(void *ctx, const pf_symbol *var, const pf_expr *lo, const pf_expr *hi);
     void (*leave)(void *ctx);
     /* an image read (PF_E_IMAGE_READ), any image; reads inside its indices follow */

@@ -5,13 +5,14 @@
  *
  * The model is explicit: parsing fills every default in, so a pf_approx_gene always says what
  * runs. Code that builds genes (the search) sets `recon` itself; pf_gene_set_default_recon gives
- * the defaults the text format uses. Applying a schedule to the AST is perforate/apply.h. */
+ * the defaults the text format uses. What a schedule resolves to for one program and target is
+ * a plan (perforate/plan.h). */
 #ifndef PF_PERFORATE_SCHEDULE_H
 #define PF_PERFORATE_SCHEDULE_H
 
 #include "base/error.h"
 #include "base/strbuf.h"
-#include "lang/approx.h"
+#include "perforate/approx.h"
 #include "lang/ast.h"
 
 #include <stdbool.h>

@@ -3,6 +3,7 @@
  * schedules (the search) calls pf_schedule_validate. Ranges are checked on the canonical values,
  * so a gene is valid exactly when its canonical text is. */
 #include "perforate/schedule.h"
+#include "perforate/schedule_internal.h"
 
 #include "perforate/exec.h"
 
@@ -337,6 +338,12 @@ int pf_schedule_validate(const pf_program *prog, const pf_schedule *s, pf_error 
             continue;
         return g->line > 0 ? pf_fail_prefix(err, "%s:%d", file, g->line) : -1;
     }
+    return pf_schedule_validate_links(prog, s, err);
+}
+
+int pf_schedule_validate_links(const pf_program *prog, const pf_schedule *s, pf_error *err)
+{
+    const char *file = s->file_name ? s->file_name : "<schedule>";
     if (check_references(prog, s, file, err))
         return -1;
     for (int i = 0; i < s->n_stages; i++) {

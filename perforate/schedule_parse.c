@@ -5,6 +5,7 @@
 #include "perforate/schedule.h"
 
 #include "perforate/exec.h"
+#include "perforate/schedule_internal.h"
 
 #include "base/arena.h"
 #include "base/fileio.h"
@@ -466,8 +467,9 @@ int pf_schedule_parse(const pf_program *prog, const char *text, const char *file
     sched_parser p = { .prog = prog, .file = out->file_name, .s = out, .err = err };
     if (strncmp(text, "\xef\xbb\xbf", 3) == 0)
         text += 3;  /* a UTF-8 byte order mark, as some editors write */
-    /* Execution genes refer to each other (`at`), so they are validated once all are read. */
-    if (parse_text(&p, text) || pf_schedule_validate(prog, out, err)) {
+    /* Each gene was validated as its line was read; what spans genes (execution genes refer
+     * to each other with `at`, reference images to their writers) once all are read. */
+    if (parse_text(&p, text) || pf_schedule_validate_links(prog, out, err)) {
         pf_schedule_free(out);
         return -1;
     }

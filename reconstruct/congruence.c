@@ -15,13 +15,13 @@
  * and each query runs inside push/pop. */
 #include "reconstruct/congruence.h"
 
+#include "base/clock.h"
 #include "base/error.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <z3.h>
 
 /* Z3's resource limit is the one that normally decides when it gives up, so that the answer does
@@ -513,13 +513,6 @@ static void cache_put(pf_congruence_ctx *ctx, char *key, uint64_t h, const pf_co
 
 /* ---- entry point ---- */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 pf_cong_status pf_congruence_prove(pf_congruence_ctx *ctx, const pf_cexpr *e,
                                    const pf_cfacts *facts, int64_t modulus, pf_cong_result *out)
 {
@@ -546,9 +539,9 @@ pf_cong_status pf_congruence_prove(pf_congruence_ctx *ctx, const pf_cexpr *e,
         return out->status;
     }
     ctx->stats.misses++;
-    double t0 = now_seconds();
+    double t0 = pf_now_ms();
     prove_z3(ctx, e, facts, modulus, out);
-    ctx->stats.z3_seconds += now_seconds() - t0;
+    ctx->stats.z3_seconds += (pf_now_ms() - t0) / 1e3;
     ctx->stats.unknowns += out->status == PF_CONG_UNKNOWN;
     cache_put(ctx, pf_sb_take(&key), h, out);
     return out->status;

@@ -427,18 +427,3 @@ int pf_srt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                 }
     return PF_RT_OK;
 }
-
-/* ---- the table ---- */
-
-static const pf_approx_runtime srt_table = {
-    .importance_mask = pf_srt_importance_mask,
-    .adaptive_coarse = pf_srt_adaptive_coarse,
-    .adaptive_refine = pf_srt_adaptive_refine,
-    .reconstruct = pf_srt_reconstruct,
-    .copy_channels = pf_srt_copy_channels,
-};
-
-const pf_approx_runtime *pf_srt_table(void)
-{
-    return &srt_table;
-}

@@ -1,10 +1,9 @@
-/* The stage-level runtime of image perforation: the functions of lang/approx_rt.h's
- * pf_approx_runtime table, mapping a stage's lattice view and float masks onto the kernels of
- * reconstruct/runtime.h exactly as docs/perforation.md (Sections 2-3) defines. Generated code
- * calls these functions directly; the reference interpreter reaches them through pf_srt_table()
- * (lang/ may not depend on reconstruct/). Like the kernels, this file is shipped as source in
- * exported C libraries: it uses only libc, libm and the kernels, keeps no state, never prints,
- * and is safe to call from many threads at once.
+/* The stage-level runtime of image perforation: sampling masks and reconstruction on a
+ * stage's lattice view and float masks, mapped onto the kernels of reconstruct/runtime.h
+ * exactly as docs/perforation.md (Sections 2-3) defines. Generated code and the reference
+ * interpreter (interp/) call these functions directly. Like the kernels, this file is shipped
+ * as source in exported C libraries: it uses only libc, libm and the kernels, keeps no state,
+ * never prints, and is safe to call from many threads at once.
  *
  * Conventions (beyond lang/approx_rt.h's):
  * - A view is any pf_buffer (1 to 4 dimensions, extents >= 1, any positive strides, x stride
@@ -62,8 +61,5 @@ int pf_srt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const f
  * ref must have as many dimensions as view. */
 int pf_srt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                          const int64_t *step, const pf_buffer *ref, int32_t c0);
-
-/* The table of the five functions above (a constant: the same pointer on every call). */
-const pf_approx_runtime *pf_srt_table(void);
 
 #endif

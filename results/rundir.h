@@ -9,6 +9,7 @@
  *   RUN/timing.lock          the workers' timing lock (flock)
  *   RUN/frontier-train.tsv, RUN/frontier-test.tsv, RUN/frontier/variant-NNN.sched,
  *   RUN/summary.json         the frontiers and their quality numbers
+ *   RUN/report/              perfora report's page and plots (results/report.h), if made
  *
  * This file is the low level: paths, the run's lock, the append-only log of records and its
  * reader (which cuts a torn last line left by a kill, keeping the cut bytes beside it), JSON

@@ -79,6 +79,9 @@ void pf_tune_add_record(pf_tune *t, pf_eval_record *r)
     if (r->id >= t->next_id)
         t->next_id = r->id + 1;
     note_best(t, r);
+    if (r->set == PF_SET_TRAIN && r->valid && isfinite(r->time) && isfinite(r->error) &&
+        pf_front_add(&t->front, &t->n_front, r->error, r->time))
+        t->front_changed = true;
     t->recs[t->n_recs++] = *r;
     pf_record_init(r);
 }
@@ -373,6 +376,7 @@ void pf_tune_free(pf_tune *t)
     pf_run_log_close(&t->log);
     if (t->logf)
         fclose(t->logf);
+    free(t->front);
     for (int i = 0; i < t->n_recs; i++)
         pf_record_free(&t->recs[i]);
     free(t->recs);

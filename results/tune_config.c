@@ -26,6 +26,7 @@ void pf_tune_config_default(pf_tune_config *c)
     pf_eval_config_default(&c->eval);
     c->max_error = 10.0;
     c->test = true;
+    c->confirm = 3;
 }
 
 void pf_tune_config_free(pf_tune_config *c)
@@ -47,6 +48,7 @@ static json_object *ga_json(const pf_ga_params *p)
     json_object_object_add(o, "elite_frac", dbl(p->elite_frac));
     json_object_object_add(o, "mutant_frac", dbl(p->mutant_frac));
     json_object_object_add(o, "seed", json_object_new_string(seed));
+    json_object_object_add(o, "seeds", json_object_new_boolean(p->seeds));
     json_object_object_add(o, "hints", json_object_new_boolean(p->genome.hints));
     json_object_object_add(o, "exec_rate", dbl(p->genome.exec_rate));
     json_object_object_add(o, "p_modify", dbl(p->genome.p_modify));
@@ -77,6 +79,7 @@ json_object *pf_tune_config_to_json(const pf_tune *t)
         json_object_object_add(o, "program_hash", json_object_new_string(t->program_hash));
     json_object_object_add(o, "max_error", dbl(c->max_error));
     json_object_object_add(o, "test", json_object_new_boolean(c->test));
+    json_object_object_add(o, "confirm", json_object_new_int(c->confirm));
     json_object_object_add(o, "ga", ga_json(&c->ga));
     json_object_object_add(o, "evaluation", pf_eval_config_to_json(&c->eval));
     json_object_object_add(o, "train_images", image_list(&c->eval, PF_SET_TRAIN));
@@ -116,6 +119,9 @@ static int read_ga(json_object *o, pf_ga_params *p, pf_error *err)
     p->mutant_frac = get_d(o, "mutant_frac", p->mutant_frac);
     if ((v = get(o, "seed")) && pf_seed_parse(json_object_get_string(v), &p->seed) != 0)
         return pf_fail(err, "config.json: ga.seed is not a seed (1 to 20 decimal digits)");
+    /* Runs written before seeds existed had none: resuming one must not add them. */
+    v = get(o, "seeds");
+    p->seeds = v && json_object_get_boolean(v);
     if ((v = get(o, "hints")))
         p->genome.hints = json_object_get_boolean(v);
     p->genome.exec_rate = get_d(o, "exec_rate", p->genome.exec_rate);
@@ -134,6 +140,10 @@ int pf_tune_config_from_json(json_object *o, pf_tune_config *c, pf_error *err)
     c->max_error = get_d(o, "max_error", c->max_error);
     if ((v = get(o, "test")))
         c->test = json_object_get_boolean(v);
+    /* Runs written before confirmation existed had none: resuming one adds none. */
+    c->confirm = get_i(o, "confirm", 0);
+    if (c->confirm < 0)
+        return pf_fail(err, "config.json: 'confirm' is %d (rounds: 0 or more)", c->confirm);
     if (read_ga(get(o, "ga"), &c->ga, err) != 0)
         return -1;
     pf_eval_config_free(&c->eval);

@@ -27,8 +27,12 @@ struct pf_tune {
     long next_id;
     long seen_lines;               /* checkpoint: lines whose train genomes are `seen` */
     bool finished;
+    pf_front_point *front;         /* the running training frontier (screening compares with it) */
+    int n_front;
+    bool front_changed;            /* since the evaluator last got it */
     /* this session */
     const pf_tune_hooks *hooks;
+    pf_evaluator *ev;
     double t_start;
     long done_session;
     double best_time;              /* lowest valid train time with error <= max_error */

@@ -4,19 +4,12 @@
 #include "results/tune_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Evaluations the whole run is expected to measure (for the ETA). */
 static long expected_total(const pf_tune *t)
@@ -24,7 +17,8 @@ static long expected_total(const pf_tune *t)
     const pf_ga_params *p = &t->cfg.ga;
     long kept = (long)floor(p->elite_frac * p->population);
     long n = p->population + (long)(p->generations - 1) * (p->population - kept);
-    return n + (t->cfg.test ? (t->frontier_size > 0 ? t->frontier_size : 10) : 0);
+    int front = t->frontier_size > 0 ? t->frontier_size : 10;
+    return n + (t->cfg.test ? front : 0) + (t->cfg.confirm > 0 ? front : 0);
 }
 
 static void report(pf_tune *t, int generation, const char *phase)
@@ -39,13 +33,14 @@ static void report(pf_tune *t, int generation, const char *phase)
     p.total = expected_total(t);
     if (p.total < p.done)
         p.total = p.done;
-    double secs = (now_ms() - t->t_start) / 1000;
+    double secs = (pf_now_ms() - t->t_start) / 1000;
     p.per_second = secs > 0 ? t->done_session / secs : 0;
     p.eta_s = p.per_second > 0 ? (p.total - p.done) / p.per_second : NAN;
     p.frontier = t->frontier_size;
     p.best_speedup = 1.0 / t->best_time;
     p.max_error = t->cfg.max_error;
     p.phase = phase;
+    p.load = pf_evaluator_load(t->ev);
     t->hooks->progress(t->hooks->ctx, &p);
 }
 
@@ -64,7 +59,32 @@ static int take_record(pf_tune *t, pf_eval_record *rec, int generation, pf_error
     return i;
 }
 
-/* Waits for `pending` records; each goes to the log, the cache and fn. */
+/* The evaluator sends the running frontier with the candidates it dispatches next; what it
+ * has to say (a worker lost) goes to the log. */
+static void share_frontier(pf_tune *t)
+{
+    if (t->front_changed)
+        pf_evaluator_set_frontier(t->ev, t->front, t->n_front);
+    t->front_changed = false;
+    for (const char *note; (note = pf_evaluator_note(t->ev));)
+        pf_tune_log(t, "%s", note);
+}
+
+/* A stop request (a signal): everything measured is on record; the candidates in flight are
+ * lost as after a kill, and --resume measures what the generation lacks. */
+static bool stopping(pf_tune *t)
+{
+    if (!t->hooks->stop || !*t->hooks->stop)
+        return false;
+    pf_error err;
+    pf_run_log_sync(&t->log, &err);
+    pf_tune_log(t, "stopped on request after %ld evaluations in this session; --resume "
+                "continues", t->done_session);
+    return true;
+}
+
+/* Waits for `pending` records; each goes to the log, the cache and fn. Returns 1 when a stop
+ * was requested. */
 typedef void (*arrival_fn)(pf_tune *t, int rec, void *ctx);
 static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, const char *phase,
                    arrival_fn fn, void *ctx, pf_error *err)
@@ -75,7 +95,7 @@ static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, co
         if (rc == 0)
             return pf_fail(err, "the evaluator lost %d candidate(s)", pending);
         if (rc < 0)
-            return -1;
+            return stopping(t) ? 1 : -1;
         int i = take_record(t, &rec, generation, err);
         if (i < 0) {
             pf_record_free(&rec);
@@ -83,7 +103,10 @@ static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, co
         }
         fn(t, i, ctx);
         pending--;
+        share_frontier(t);
         report(t, generation, phase);
+        if (stopping(t))
+            return 1;
     }
     return 0;
 }
@@ -155,7 +178,7 @@ static int count_invalid(const pf_ga *ga)
 
 static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
 {
-    double t0 = now_ms();
+    double t0 = pf_now_ms();
     int gen = t->ga.generation + 1, pending = 0, cached = 0;
     int n = pf_ga_propose(&t->ga);
     pf_strmap index;
@@ -166,7 +189,7 @@ static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
         rc = collect(t, ev, pending, gen, "search", measured, &index, err);
     pf_strmap_free(&index);
     if (rc != 0)
-        return -1;
+        return rc;
     pf_ga_commit(&t->ga);
     if (update_train_frontier(t, err) != 0 || checkpoint(t, err) != 0)
         return -1;
@@ -174,7 +197,7 @@ static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
                 "%d invalid; frontier %d; best speedup %.2fx at error <= %g; %.1f s", gen,
                 t->cfg.ga.generations - 1, n, fresh, cached, n - fresh - cached,
                 count_invalid(&t->ga), t->frontier_size, 1.0 / t->best_time, t->cfg.max_error,
-                (now_ms() - t0) / 1000);
+                (pf_now_ms() - t0) / 1000);
     return 0;
 }
 
@@ -211,8 +234,57 @@ static int measure_test(pf_tune *t, pf_evaluator *ev, test_ctx *c, pf_error *err
     return collect(t, ev, pending, -1, "test", tested, c, err);
 }
 
+static void confirmed(pf_tune *t, int rec, void *ctx)
+{
+    (void)t, (void)rec, (void)ctx;
+}
+
+/* Measures again, fully timed, the training-frontier variants that have no confirmation yet;
+ * the new record replaces the old ones in the final frontier (pf_tune_front_of), which may then
+ * admit variants not yet confirmed: up to cfg.confirm rounds. Every frontier variant's numbers
+ * then come from a measurement made after it was selected, free of the selection's luck (the
+ * best of many noisy measurements is biased low). */
+static int confirm_front(pf_tune *t, pf_evaluator *ev, pf_error *err)
+{
+    pf_evaluator_set_frontier(ev, NULL, 0);  /* no screening: every confirmation timed fully */
+    t->front_changed = false;
+    for (int round = 1; round <= t->cfg.confirm; round++) {
+        int *front, n = pf_tune_train_front(t, &front), pending = 0;
+        for (int i = 0; i < n; i++) {
+            if (t->recs[front[i]].generation == PF_GEN_CONFIRM)
+                continue;
+            if (pf_evaluator_submit(ev, t->next_id++, PF_SET_TRAIN, t->recs[front[i]].schedule,
+                                    err) != 0) {
+                free(front);
+                return -1;
+            }
+            pending++;
+        }
+        free(front);
+        if (pending == 0)
+            return 0;
+        pf_tune_log(t, "confirmation round %d/%d: measuring again %d of the %d training-frontier "
+                    "variants", round, t->cfg.confirm, pending, n);
+        int rc = collect(t, ev, pending, PF_GEN_CONFIRM, "confirm", confirmed, NULL, err);
+        if (rc != 0)
+            return rc;
+    }
+    int *front, n = pf_tune_train_front(t, &front), left = 0;
+    for (int i = 0; i < n; i++)
+        left += t->recs[front[i]].generation != PF_GEN_CONFIRM;
+    free(front);
+    if (left > 0 && t->cfg.confirm > 0)
+        pf_tune_log(t, "%d of the %d training-frontier variants are not confirmed after %d "
+                    "rounds (generation column of %s)", left, n, t->cfg.confirm,
+                    PF_RUN_FRONTIER_TRAIN);
+    return 0;
+}
+
 static int finish(pf_tune *t, pf_evaluator *ev, pf_error *err)
 {
+    int rc = confirm_front(t, ev, err);
+    if (rc != 0)
+        return rc;
     test_ctx c;
     int *front;
     c.n = pf_tune_train_front(t, &front);
@@ -221,7 +293,7 @@ static int finish(pf_tune *t, pf_evaluator *ev, pf_error *err)
     for (int i = 0; i < c.n; i++)
         c.test[i] = -1;
     t->frontier_size = c.n;
-    int rc = pf_tune_write_train(t, front, c.n, err);
+    rc = pf_tune_write_train(t, front, c.n, err);
     if (rc == 0 && t->cfg.test)
         rc = measure_test(t, ev, &c, err);
     if (rc == 0)
@@ -239,7 +311,11 @@ int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_err
 {
     static const pf_tune_hooks none = { 0 };
     t->hooks = hooks ? hooks : &none;
-    t->t_start = now_ms();
+    t->ev = ev;
+    ev->stop = t->hooks->stop;
+    t->front_changed = true;
+    share_frontier(t);
+    t->t_start = pf_now_ms();
     t->done_session = 0;
     pf_tune_log(t, "evaluator: %s", pf_evaluator_describe(ev));
     if (t->log.cut)  /* evaluations.jsonl was cut on resume: say so where the user looks */
@@ -257,8 +333,9 @@ int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_err
          session++) {
         if (t->hooks->stop_after > 0 && session == t->hooks->stop_after)
             return 0;
-        if (run_generation(t, ev, err) != 0)
-            return -1;
+        int rc = run_generation(t, ev, err);
+        if (rc != 0)
+            return rc;
     }
     return finish(t, ev, err);
 }

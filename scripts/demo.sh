@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # All set-up, build, and perfora's main job on the bundled images: the paper's two-pass blur,
 # exact and with the paper's perforated variant, JIT-compiled and timed; then a short real
-# search (genetic algorithm, a few minutes on two cores) for its Pareto frontier of variants.
+# search (genetic algorithm, a few minutes on two cores) for its Pareto frontier of variants,
+# and the HTML report of that search (docs/report.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -17,3 +18,6 @@ echo "demo: wrote out/blur_exact.png and out/blur_perforated.png"
 rm -rf out/blur-tune
 ./build/perfora tune apps/blur.pf --out out/blur-tune --resolution 256x192 \
     --population 12 --generations 6 --seed 1
+# The report: Pareto plot, variants in words, pictures with error maps, how the search went.
+report=$(./build/perfora report out/blur-tune --quiet)
+echo "demo: the report of the search is $report"

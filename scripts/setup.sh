@@ -6,9 +6,13 @@
 #   scripts/setup.sh --fuzz     also clang 16 and libFuzzer (the front-end fuzzer)
 set -euo pipefail
 
+# hershey-fonts-data: the report's PNG plots draw text with its stroke font (built in);
+# libxml2-dev, chromium and fonts-dejavu-core: the report's tests parse its pages and render
+# them headless (in the font the page asks for first).
 pkgs=(build-essential cmake pkg-config git llvm-16-dev libz3-dev libpng-dev
-      libturbojpeg0-dev libjpeg62-turbo-dev libopenmpi-dev openmpi-bin libcunit1-dev
-      libjson-c-dev zlib1g-dev libzstd-dev bzip2)
+      libturbojpeg0-dev libjpeg62-turbo-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
+      libcunit1-dev libjson-c-dev zlib1g-dev libzstd-dev bzip2 hershey-fonts-data libxml2-dev
+      chromium fonts-dejavu-core)
 for arg in "$@"; do
   case "$arg" in
     --bench) pkgs+=(libopencv-dev libhalide14-0-dev) ;;

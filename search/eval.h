@@ -1,8 +1,8 @@
 /* The evaluation interface: the narrow waist between the search and whatever measures
  * candidates. The search submits a genome as its canonical schedule text and gets back one
  * result record; an evaluator may be a local process pool (cluster/pool.h), an in-process
- * worker (search/evaluate.h) or, later, MPI ranks. Records travel as one JSON object (the same
- * object as a line of the run directory's evaluations.jsonl).
+ * worker (search/evaluate.h) or MPI ranks (cluster/mpi.h). Records travel as one JSON object (the
+ * same object as a line of the run directory's evaluations.jsonl).
  *
  *   pf_evaluator_submit(ev, 7, PF_SET_TRAIN, "# perfora schedule 1\nloop_temp grid 4 1 1 ...")
  *   pf_evaluator_wait(ev, &rec)  ->  rec.id 7, rec.valid, rec.time 0.41, rec.error 2.3, ... */
@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 
+#include <signal.h>
 #include <stdbool.h>
 
 /* Which images a candidate is measured on (the manifest's splits). */
@@ -22,6 +23,8 @@ typedef struct pf_eval_image {
     double t_exact_ms;  /* median time of one call of the exact program */
     double t_cand_ms;   /* median time of one call of the candidate */
     double rel_time;    /* median over samples of t_cand / t_exact of the same pair */
+    double rel_lo, rel_hi;  /* the paired ratios' first and third quartiles (= rel_time with
+                               one sample): the timing's spread */
     double error;       /* the paper's mean Lab Delta E76 on 8-bit outputs */
     double psnr;        /* dB, capped at 100 (identical images) */
     double ssim;
@@ -39,15 +42,24 @@ typedef struct pf_eval_record {
     int n_images;
     pf_eval_image *images;  /* [n_images], in the order of the evaluator's image list */
     double time;            /* mean of rel_time over images (+inf when invalid) */
+    double time_lo, time_hi;  /* means of rel_lo and rel_hi: the spread of `time` */
     double error;           /* mean error over images (+inf when invalid) */
     double psnr, ssim;      /* means */
     int worker;             /* which worker measured it (-1: none, e.g. a cache hit) */
+    int rank;               /* the MPI rank of that worker (0 in a local run; -1: unknown) */
+    char *host;             /* the node it ran on (NULL: unknown) */
     int generation;         /* set by the search: the generation (-1: final re-measurement) */
+    double screen_time;     /* the screening's mean relative time (NaN: not screened) */
+    bool full_timing;       /* time and images[] come from the full timing (samples x
+                               min_sample_ms), not from the screening alone */
     double compile_ms;      /* JIT compile */
     double run_ms;          /* untimed first calls that produced the outputs */
     double error_ms;        /* error metrics */
-    double timing_ms;       /* the timed, interleaved calls */
-    double lock_wait_ms;    /* waiting for the timing lock */
+    double timing_ms;       /* the timed, interleaved calls (screening and full timing) */
+    double build_wait_ms;   /* waiting for the node's timing to end before building */
+    double build_cpu_ms;    /* CPU time of building (compile, outputs, error; all threads): what
+                               a build takes on a core of its own */
+    double lock_wait_ms;    /* waiting for the turn to time (the node quiet) */
     double wall_ms;         /* the whole evaluation, as the worker saw it */
 } pf_eval_record;
 
@@ -64,6 +76,12 @@ char *pf_record_to_json(const pf_eval_record *r);
 /* Parses what pf_record_to_json wrote (nulls back to +inf or NaN). */
 int pf_record_from_json(const char *text, pf_eval_record *r, pf_error *err);
 
+/* A point of the training frontier as the search knows it: what a worker compares a screened
+ * candidate with (docs/search.md, "Screening"). */
+typedef struct pf_front_point {
+    double error, time;
+} pf_front_point;
+
 /* ---- the evaluator ---- */
 
 typedef struct pf_evaluator pf_evaluator;
@@ -78,10 +96,23 @@ typedef struct pf_evaluator_ops {
     /* One line on how it works and how timing is serialized, for the run's log. */
     const char *(*describe)(pf_evaluator *ev);
     void (*destroy)(pf_evaluator *ev);
+    /* Optional (NULL: ignored). The current training frontier, sent with the candidates
+     * dispatched from now on (their screening skips the full timing of a candidate that it
+     * cannot put on the frontier). */
+    void (*set_frontier)(pf_evaluator *ev, const pf_front_point *pts, int n);
+    /* Optional (NULL: none). A short line on the workers for the progress line: busy and
+     * idle, evaluations per second per node. */
+    const char *(*load)(pf_evaluator *ev);
+    /* Optional (NULL: none). The next event worth a line in the run's log (a worker lost, its
+     * candidate dispatched again), or NULL; valid until the next call. */
+    const char *(*note)(pf_evaluator *ev);
 } pf_evaluator_ops;
 
 struct pf_evaluator {
     const pf_evaluator_ops *ops;
+    /* Set by the search to its stop request (a signal handler's flag), or NULL: once it is
+     * non-zero, wait gives up (returns -1) instead of waiting for the candidates in flight. */
+    volatile sig_atomic_t *stop;
 };
 
 static inline int pf_evaluator_submit(pf_evaluator *ev, long id, pf_image_set set,
@@ -96,6 +127,20 @@ static inline int pf_evaluator_wait(pf_evaluator *ev, pf_eval_record *out, pf_er
 static inline const char *pf_evaluator_describe(pf_evaluator *ev)
 {
     return ev->ops->describe(ev);
+}
+static inline void pf_evaluator_set_frontier(pf_evaluator *ev, const pf_front_point *pts,
+                                             int n)
+{
+    if (ev->ops->set_frontier)
+        ev->ops->set_frontier(ev, pts, n);
+}
+static inline const char *pf_evaluator_load(pf_evaluator *ev)
+{
+    return ev->ops->load ? ev->ops->load(ev) : NULL;
+}
+static inline const char *pf_evaluator_note(pf_evaluator *ev)
+{
+    return ev->ops->note ? ev->ops->note(ev) : NULL;
 }
 static inline void pf_evaluator_destroy(pf_evaluator *ev)
 {

@@ -26,6 +26,8 @@ void pf_eval_config_default(pf_eval_config *c)
     c->timeout_factor = 20;
     c->timeout_min_ms = 2000;
     c->extra_metrics = true;
+    c->screen_ms = 5;
+    c->screen_margin = 0.2;
 }
 
 static char *dup_or_null(const char *s)
@@ -79,6 +81,9 @@ json_object *pf_eval_config_to_json(const pf_eval_config *c)
     json_object_object_add(o, "timeout_min_ms", dbl(c->timeout_min_ms));
     json_object_object_add(o, "lock_path", str_or_null(c->lock_path));
     json_object_object_add(o, "extra_metrics", json_object_new_boolean(c->extra_metrics));
+    json_object_object_add(o, "threads", json_object_new_int(c->threads));
+    json_object_object_add(o, "screen_ms", dbl(c->screen_ms));
+    json_object_object_add(o, "screen_margin", dbl(c->screen_margin));
     return o;
 }
 
@@ -136,6 +141,12 @@ int pf_eval_config_from_json(json_object *o, pf_eval_config *c, pf_error *err)
         c->timeout_min_ms = json_object_get_double(v);
     if ((v = get(o, "extra_metrics")))
         c->extra_metrics = json_object_get_boolean(v);
+    if ((v = get(o, "threads")))
+        c->threads = json_object_get_int(v);
+    /* a run from before screening resumes as it ran: every candidate timed in full */
+    c->screen_ms = (v = get(o, "screen_ms")) ? json_object_get_double(v) : 0;
+    if ((v = get(o, "screen_margin")))
+        c->screen_margin = json_object_get_double(v);
     if (!c->program || !c->dataset || c->samples < 1)
         return pf_fail(err, "the evaluation config needs 'program', 'dataset' and samples >= 1");
     return 0;

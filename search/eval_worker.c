@@ -1,43 +1,19 @@
 /* The evaluation worker's life: load the program, compile its exact variant, prepare a split
- * (inputs, reference outputs, the exact time that sets the calls per sample), the timing lock,
- * and an in-process evaluator around one worker. */
+ * (inputs, reference outputs, the exact time that sets the calls per sample) under the node
+ * protocol, the frontier it screens against, and an in-process evaluator around one worker. */
 #include "search/evaluate_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "dataset/manifest.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
-double pf_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* ---- the timing lock: flock on a file of the run directory. The kernel drops it when the
- * holder dies, so a crashed or killed worker never leaves the others waiting. ---- */
-
-void pf_timing_lock(pf_eval_worker *w)
-{
-    if (w->lock_fd < 0)
-        return;
-    while (flock(w->lock_fd, LOCK_EX) != 0)
-        ;  /* EINTR: try again */
-}
-
-void pf_timing_unlock(pf_eval_worker *w)
-{
-    if (w->lock_fd >= 0)
-        flock(w->lock_fd, LOCK_UN);
-}
 
 static void read_hook(pf_eval_worker *w)
 {
@@ -54,6 +30,7 @@ pf_compile_options pf_eval_compile_options(const pf_eval_worker *w)
     pf_compile_options o = { 0 };
     o.backend = w->cfg.backend;
     o.compile_threads = w->cfg.lock_path ? 1 : 0;
+    o.threads = w->cfg.threads;
     return o;
 }
 
@@ -69,30 +46,22 @@ static int load_program(pf_eval_worker *w, pf_error *err)
     for (int i = 0; i < w->cfg.n_params; i++)
         if (pf_params_set(&w->params, w->prog, w->cfg.params[i], err))
             return -1;
+    w->target = pf_host_plan_target();
+    w->exact_plan = pf_plan_new(w->prog, NULL, &w->target, err);
+    if (!w->exact_plan)
+        return -1;
     pf_compile_options o = pf_eval_compile_options(w);
-    w->exact = pf_compile(w->prog, &w->params, &o, err);
+    w->exact = pf_variant_build(w->prog, &w->params, w->exact_plan, &o, err);
     return w->exact ? 0 : pf_fail_prefix(err, "compiling the exact program");
 }
 
 pf_eval_worker *pf_eval_worker_new(const pf_eval_config *c, int worker_id, pf_error *err)
 {
-    if (c->backend == PF_BACKEND_INTERP) {
-        pf_fail(err, "the search needs a compiled backend (jit or c): the interpreter reads "
-                "the program's annotations while it runs");
-        return NULL;
-    }
     pf_eval_worker *w = pf_xcalloc(1, sizeof *w);
     pf_eval_config_copy(&w->cfg, c);
     w->id = worker_id;
-    w->lock_fd = -1;
     read_hook(w);
-    if (c->lock_path && (w->lock_fd = open(c->lock_path, O_RDWR | O_CREAT | O_CLOEXEC,
-                                           0644)) < 0) {
-        pf_fail(err, "cannot open the timing lock %s", c->lock_path);
-        pf_eval_worker_free(w);
-        return NULL;
-    }
-    if (load_program(w, err) != 0) {
+    if (pf_node_open(&w->node, c->lock_path, err) != 0 || load_program(w, err) != 0) {
         pf_eval_worker_free(w);
         return NULL;
     }
@@ -120,12 +89,13 @@ void pf_eval_worker_free(pf_eval_worker *w)
     for (int s = 0; s < PF_SET_COUNT; s++)
         free_set(&w->sets[s]);
     pf_variant_free(w->exact);
+    pf_plan_free(w->exact_plan);
     if (w->prog) {
         pf_params_free(&w->params);
         pf_program_free(w->prog);
     }
-    if (w->lock_fd >= 0)
-        close(w->lock_fd);
+    pf_node_close(&w->node);
+    free(w->front);
     free(w->hook_text);
     pf_eval_config_free(&w->cfg);
     free(w);
@@ -172,20 +142,25 @@ static int reference_not_finite(const pf_eval_worker *w, const eval_image *im, p
     return 0;
 }
 
+/* The input and the reference outputs (building), then the exact time (timing: the node
+ * quiet, as when candidates are timed against it). */
 static int prepare_image(pf_eval_worker *w, eval_image *im, pf_error *err)
 {
+    pf_node_build_begin(&w->node);
     pf_image *in[1] = { pf_io_load_input(w->prog, &w->params, 0, im->path, err) };
-    if (!in[0] || pf_io_bind(&im->io, w->prog, &w->params, in, err))
-        return -1;
-    if (pf_variant_run(w->exact, im->io.buf, err))
-        return pf_fail_prefix(err, "running the exact program on %s", im->name);
-    if (reference_not_finite(w, im, err))
-        return -1;
-    for (int o = 0; o < im->io.n_out; o++)
+    int rc = !in[0] || pf_io_bind(&im->io, w->prog, &w->params, in, err) ? -1 : 0;
+    if (rc == 0 && pf_variant_run(w->exact, im->io.buf, err))
+        rc = pf_fail_prefix(err, "running the exact program on %s", im->name);
+    if (rc == 0)
+        rc = reference_not_finite(w, im, err);
+    for (int o = 0; rc == 0 && o < im->io.n_out; o++)
         im->ref[o] = pf_image_clone(im->io.out[o]);
-    pf_timing_lock(w);
-    int rc = time_exact(w, im, err);
-    pf_timing_unlock(w);
+    pf_node_build_end(&w->node);
+    if (rc != 0)
+        return -1;
+    pf_node_time_begin(&w->node);
+    rc = time_exact(w, im, err);
+    pf_node_time_end(&w->node);
     return rc;
 }
 
@@ -227,6 +202,13 @@ double pf_eval_worker_exact_ms(const pf_eval_worker *w, pf_image_set set, int i)
 void pf_eval_worker_use_alarms(pf_eval_worker *w, bool on)
 {
     w->alarms = on;
+}
+
+void pf_eval_worker_set_frontier(pf_eval_worker *w, const pf_front_point *pts, int n)
+{
+    free(w->front);
+    w->front = pf_front_copy(pts, n);
+    w->n_front = n;
 }
 
 void pf_eval_worker_set_heartbeat(pf_eval_worker *w, pf_eval_heartbeat_fn fn, void *ctx)
@@ -294,8 +276,9 @@ static void inproc_destroy(pf_evaluator *ev)
     free(p);
 }
 
-static const pf_evaluator_ops inproc_ops = { inproc_submit, inproc_wait, inproc_describe,
-                                             inproc_destroy };
+static const pf_evaluator_ops inproc_ops = { .submit = inproc_submit, .wait = inproc_wait,
+                                             .describe = inproc_describe,
+                                             .destroy = inproc_destroy };
 
 pf_evaluator *pf_eval_inprocess_new(const pf_eval_config *c, pf_error *err)
 {

@@ -1,18 +1,21 @@
-/* Measuring one candidate in this process: build (parse, apply, compile), outputs and error,
- * then interleaved timing under the node's timing lock (see evaluate.h). */
+/* Measuring one candidate in this process: build (plan the schedule's text, then the driver),
+ * outputs and error alongside the node's other workers, then screening and interleaved timing
+ * with the node quiet (see evaluate.h and node.h). */
 #include "search/evaluate.h"
 #include "search/evaluate_internal.h"
 
 #include "base/arena.h"
+#include "base/clock.h"
 #include "dataset/metrics.h"
-#include "perforate/apply.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -69,7 +72,7 @@ static void run_hook(const pf_eval_worker *w, const char *schedule, pf_io *io)
 /* ---- phases ---- */
 
 typedef struct candidate {
-    pf_schedule sched;
+    pf_plan *plan;
     pf_variant *variant;
     pf_image **outs;  /* [image * PF_IO_MAX + output]: copies of the first call's outputs */
     int n_outs;
@@ -78,18 +81,14 @@ typedef struct candidate {
 static int build(pf_eval_worker *w, const char *text, candidate *c, pf_eval_record *out)
 {
     pf_error err;
-    if (pf_schedule_parse(w->prog, text, "<candidate>", &c->sched, &err) != 0) {
-        pf_record_set_invalid(out, "schedule refused: %s", err.msg);
-        return -1;
-    }
-    if (pf_schedule_apply(w->prog, &c->sched, &err) != 0) {
+    c->plan = pf_plan_parse(w->prog, text, "<candidate>", &w->target, &err);
+    if (!c->plan) {
         pf_record_set_invalid(out, "schedule refused: %s", err.msg);
         return -1;
     }
     pf_compile_options o = pf_eval_compile_options(w);
-    o.schedule = &c->sched;
     double t0 = pf_now_ms();
-    c->variant = pf_compile(w->prog, &w->params, &o, &err);
+    c->variant = pf_variant_build(w->prog, &w->params, c->plan, &o, &err);
     out->compile_ms = pf_now_ms() - t0;
     if (!c->variant) {
         pf_record_set_invalid(out, "compile error: %s", err.msg);
@@ -141,8 +140,8 @@ static int measure_error(const pf_eval_worker *w, eval_image *im, pf_image *cons
     return 0;
 }
 
-/* First (untimed) call per image, under the timing lock: NaN/Inf detection, and a copy of the
- * outputs (the timed calls overwrite them) for the error metrics after the lock. */
+/* First (untimed) call per image, while building: NaN/Inf detection, and a copy of the outputs
+ * (the timed calls overwrite them) for the error metrics. */
 static int outputs_phase(pf_eval_worker *w, eval_set *set, candidate *c, const char *text,
                          pf_eval_record *out)
 {
@@ -171,7 +170,7 @@ static int outputs_phase(pf_eval_worker *w, eval_set *set, candidate *c, const c
     return rc;
 }
 
-/* The error metrics of every image, outside the lock (they run no generated code). */
+/* The error metrics of every image. */
 static int error_phase(pf_eval_worker *w, eval_set *set, candidate *c, pf_eval_record *out)
 {
     pf_error err;
@@ -187,16 +186,13 @@ static int error_phase(pf_eval_worker *w, eval_set *set, candidate *c, pf_eval_r
     return rc;
 }
 
-static int cmp_double(const void *x, const void *y)
+/* The exact block's calls: im->runs lasts min_sample_ms; a screening block is shorter. */
+static int exact_runs(const pf_eval_worker *w, const eval_image *im, double min_ms)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if (min_ms >= w->cfg.min_sample_ms)
+        return im->runs;
+    double r = ceil(min_ms / fmax(im->t_exact_ms, 1e-3));
+    return r < 1 ? 1 : r > im->runs ? im->runs : (int)r;
 }
 
 /* `calls` calls of v; the time of the whole block (ms), or -1 on a failed call. */
@@ -220,18 +216,18 @@ static double time_calls(pf_eval_worker *w, pf_variant *v, eval_image *im, int c
  * it (slower, and not more exact): one sample ranks it well enough. */
 #define PF_SLOW_RATIO 4.0
 
-/* The interleaved samples of one image: an exact block of im->runs calls, then a candidate block
- * of enough calls to last min_sample_ms (from one probe call); the ratio of their per-call
- * times. Pairing each candidate block with the exact block just before it
+/* The interleaved samples of one image: an exact block of im->runs calls (scaled to min_ms),
+ * then a candidate block of enough calls to last min_ms (from one probe call); the ratio of
+ * their per-call times. Pairing each candidate block with the exact block just before it
  * cancels slow drifts in the machine's load, which is why the median is taken over the
  * ratios. */
-static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_eval_image *m,
-                      pf_eval_record *out)
+static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, int samples,
+                      double min_ms, pf_eval_image *m, pf_eval_record *out)
 {
     double probe = time_calls(w, cand, im, 1, true);
-    double calls = ceil(w->cfg.min_sample_ms / fmax(probe, 1e-3));
-    int r = im->runs, rc = calls < 1 ? 1 : calls > 1e6 ? 1000000 : (int)calls;
-    int n = probe > PF_SLOW_RATIO * im->t_exact_ms ? 1 : w->cfg.samples;
+    double calls = ceil(min_ms / fmax(probe, 1e-3));
+    int r = exact_runs(w, im, min_ms), rc = calls < 1 ? 1 : calls > 1e6 ? 1000000 : (int)calls;
+    int n = probe > PF_SLOW_RATIO * im->t_exact_ms ? 1 : samples;
     double *te = pf_xmalloc(sizeof(double) * 3 * (size_t)n), *tc = te + n, *ratio = tc + n;
     int status = probe < 0 ? -1 : 0;
     for (int s = 0; s < n && status == 0; s++) {
@@ -243,9 +239,11 @@ static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_ev
             ratio[s] = tc[s] / (te[s] > 1e-9 ? te[s] : 1e-9);
     }
     if (status == 0) {
-        m->rel_time = median(ratio, n);
-        m->t_exact_ms = median(te, n);
-        m->t_cand_ms = median(tc, n);
+        m->rel_time = pf_median(ratio, n);
+        m->rel_lo = pf_quantile(ratio, n, 0.25);
+        m->rel_hi = pf_quantile(ratio, n, 0.75);
+        m->t_exact_ms = pf_median(te, n);
+        m->t_cand_ms = pf_median(tc, n);
         m->runs = rc;
         m->samples = n;
     } else {
@@ -255,36 +253,98 @@ static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_ev
     return status;
 }
 
-/* Every call of generated code runs under the node's timing lock: the untimed first calls too,
- * since a parallel candidate would otherwise take the cores another worker is timing on. */
-static int run_phase(pf_eval_worker *w, eval_set *set, candidate *c, const char *text,
-                     pf_eval_record *out)
+/* CPU time of this process (every thread), ms. */
+static double cpu_ms(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+           (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+/* Building, alongside the node's other workers: compile, the untimed first calls, the error
+ * metrics. */
+static int build_phase(pf_eval_worker *w, eval_set *set, candidate *c, const char *text,
+                       pf_eval_record *out)
 {
     double t0 = pf_now_ms();
-    pf_timing_lock(w);
-    out->lock_wait_ms = pf_now_ms() - t0;
-    int rc = outputs_phase(w, set, c, text, out);
-    t0 = pf_now_ms();
+    pf_node_build_begin(&w->node);
+    out->build_wait_ms = pf_now_ms() - t0;
+    double cpu0 = cpu_ms();
+    int rc = build(w, text, c, out);
+    if (rc == 0)
+        rc = outputs_phase(w, set, c, text, out);
+    if (rc == 0)
+        rc = error_phase(w, set, c, out);
+    out->build_cpu_ms = cpu_ms() - cpu0;
+    pf_node_build_end(&w->node);
+    return rc;
+}
+
+/* Every image timed with `samples` pairs of blocks lasting at least min_ms. */
+static int time_images(pf_eval_worker *w, eval_set *set, candidate *c, int samples,
+                       double min_ms, pf_eval_record *out)
+{
+    int rc = 0;
     for (int i = 0; i < set->n && rc == 0; i++) {
-        rc = time_image(w, &set->img[i], c->variant, &out->images[i], out);
+        rc = time_image(w, &set->img[i], c->variant, samples, min_ms, &out->images[i], out);
         beat(w, "timed an image");
     }
-    out->timing_ms = pf_now_ms() - t0;
-    pf_timing_unlock(w);
+    return rc;
+}
+
+/* Whether the screened times put the candidate within reach of the frontier. */
+static bool worth_full_timing(const pf_eval_worker *w, pf_eval_record *out)
+{
+    double t = 0, e = 0;
+    for (int i = 0; i < out->n_images; i++) {
+        t += out->images[i].rel_time;
+        e += out->images[i].error;
+    }
+    out->screen_time = t / out->n_images;
+    return pf_screen_may_reach(w->front, w->n_front, e / out->n_images, out->screen_time,
+                               w->cfg.screen_margin);
+}
+
+/* Timing, with the node quiet. On the training split a screening (one short pair of blocks per
+ * image) comes first, and the full timing follows only for a candidate that may reach the
+ * frontier; the test split is always timed in full. */
+static int timing_phase(pf_eval_worker *w, pf_image_set id, eval_set *set, candidate *c,
+                        pf_eval_record *out)
+{
+    double t0 = pf_now_ms();
+    pf_node_time_begin(&w->node);
+    double t1 = pf_now_ms();
+    out->lock_wait_ms = t1 - t0;
+    int rc = 0;
+    bool full = true;
+    if (id == PF_SET_TRAIN && w->cfg.screen_ms > 0) {
+        rc = time_images(w, set, c, 1, w->cfg.screen_ms, out);
+        full = rc == 0 && worth_full_timing(w, out);
+    }
+    if (rc == 0 && full)
+        rc = time_images(w, set, c, w->cfg.samples, w->cfg.min_sample_ms, out);
+    out->full_timing = full;
+    out->timing_ms = pf_now_ms() - t1;
+    pf_node_time_end(&w->node);
     return rc;
 }
 
 static void summarise(pf_eval_record *out)
 {
-    double t = 0, e = 0, p = 0, s = 0;
+    double t = 0, lo = 0, hi = 0, e = 0, p = 0, s = 0;
     for (int i = 0; i < out->n_images; i++) {
         t += out->images[i].rel_time;
+        lo += out->images[i].rel_lo;
+        hi += out->images[i].rel_hi;
         e += out->images[i].error;
         p += out->images[i].psnr;
         s += out->images[i].ssim;
     }
     int n = out->n_images;
     out->time = t / n;
+    out->time_lo = lo / n;
+    out->time_hi = hi / n;
     out->error = e / n;
     out->psnr = p / n;
     out->ssim = s / n;
@@ -297,7 +357,7 @@ static void measure(pf_eval_worker *w, pf_image_set set, candidate *c, const cha
     eval_set *s = &w->sets[set];
     out->n_images = s->n;
     out->images = pf_xcalloc((size_t)s->n, sizeof *out->images);
-    if (run_phase(w, s, c, text, out) == 0 && error_phase(w, s, c, out) == 0) {
+    if (build_phase(w, s, c, text, out) == 0 && timing_phase(w, set, s, c, out) == 0) {
         summarise(out);
         return;
     }
@@ -321,13 +381,15 @@ void pf_eval_worker_evaluate(pf_eval_worker *w, long id, pf_image_set set,
     if (pf_eval_worker_prepare(w, set, &err) != 0)
         pf_record_set_invalid(out, "cannot prepare the %s images: %s", pf_image_set_name(set),
                               err.msg);
-    else if (build(w, schedule, &c, out) == 0)
+    else
         measure(w, set, &c, schedule, out);
     pf_variant_free(c.variant);
     for (int i = 0; i < c.n_outs; i++)
         pf_image_free(c.outs[i]);
     free(c.outs);
-    pf_schedule_clear(w->prog);
-    pf_schedule_free(&c.sched);
+    pf_plan_free(c.plan);
+    /* What the candidate's compile freed goes back to the system: a worker builds thousands,
+     * and a split compile's threads leave free memory in malloc arenas of their own. */
+    malloc_trim(0);
     out->wall_ms = pf_now_ms() - t0;
 }

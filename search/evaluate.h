@@ -1,12 +1,16 @@
-/* Measuring one candidate, inside whatever process runs it (a pool worker, an MPI rank, a
- * bench): compile the schedule with the JIT, run it on every image of a split, compare with the
- * exact program's outputs (computed once per image and kept), and time it against the exact
- * program interleaved on this worker (docs/search.md, "Measuring a candidate"):
+/* Measuring one candidate, inside whatever process runs it (a pool worker, an MPI rank's
+ * worker, a bench): compile the schedule with the JIT, run it on every image of a split,
+ * compare with the exact program's outputs (computed once per image and kept), and time it
+ * against the exact program interleaved on this worker (docs/search.md, "Measuring a
+ * candidate"), under the node protocol (search/node.h):
  *
- *   compile                                  (concurrently with other workers)
- *   under the timing lock: per image one call (outputs kept), then per image
+ *   building, concurrently with the node's other workers:
+ *     compile; per image one call (outputs kept, NaN check); error metrics
+ *   timing, with the node quiet (no other worker builds or times):
+ *     screening (train split, screen_ms > 0): per image one pair of blocks of >= screen_ms;
+ *     unless the frontier the search sent dominates the candidate by more than
+ *     screen_margin, the full timing: per image
  *     samples x ( [exact x r_e] [candidate x r_c] -> ratio of per-call times )
- *   error metrics on the kept outputs        (concurrently with other workers)
  *   rel_time = median of the ratios; record.time = mean of rel_time over images
  *
  * The worker never dies on a candidate's failure that it can observe (schedule refused,
@@ -36,9 +40,15 @@ typedef struct pf_eval_config {
     double min_sample_ms;   /* calls per sample so that one sample lasts at least this (20) */
     double timeout_factor;  /* a candidate call may take factor x the exact call ... (20) */
     double timeout_min_ms;  /* ... plus this (2000) */
-    char *lock_path;        /* the timing lock (flock), shared by the workers of one node; NULL:
-                               no lock (a single worker) */
+    char *lock_path;        /* the node protocol's lock file (search/node.h), shared by the
+                               workers of one node; NULL: none (a single worker) */
     bool extra_metrics;     /* PSNR and SSIM besides the Lab error (on) */
+    int threads;            /* threads of a timed candidate's parallel loops (0: every core of
+                               the node it runs on) */
+    double screen_ms;       /* screening blocks last at least this (5; 0: no screening, every
+                               candidate timed in full) */
+    double screen_margin;   /* a screened candidate is timed in full unless a frontier point
+                               with no more error is faster than (1 - margin) x its time (0.2) */
 } pf_eval_config;
 
 void pf_eval_config_default(pf_eval_config *c);
@@ -67,6 +77,20 @@ double pf_eval_worker_exact_ms(const pf_eval_worker *w, pf_image_set set, int i)
 /* Kill the process with SIGALRM when a candidate runs past its limit (for pool workers only:
  * in-process callers have no hang protection). */
 void pf_eval_worker_use_alarms(pf_eval_worker *w, bool on);
+/* The training frontier the screening compares candidates with (copied): measured points only
+ * (so a candidate set aside is dominated by a record of the run, never on its frontier). */
+void pf_eval_worker_set_frontier(pf_eval_worker *w, const pf_front_point *pts, int n);
+/* Whether a screened candidate (error, time) may reach the frontier: no point with no more
+ * error is faster than (1 - margin) x time. */
+bool pf_screen_may_reach(const pf_front_point *front, int n, double error, double time,
+                         double margin);
+/* Adds a point to a set of mutually non-dominated points (the search's running training
+ * frontier), dropping the points it dominates; a dominated point is not added (returns
+ * false). *front is realloc'd as needed. */
+bool pf_front_add(pf_front_point **front, int *n, double error, double time);
+/* A malloc'd copy of n points (NULL when n is 0). */
+pf_front_point *pf_front_copy(const pf_front_point *pts, int n);
+
 /* Called at each phase of an evaluation ("compiled", "timing", ...): the pool's watchdog
  * resets its deadline on it. */
 typedef void (*pf_eval_heartbeat_fn)(void *ctx, const char *phase);

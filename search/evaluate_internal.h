@@ -4,7 +4,8 @@
 #define PF_SEARCH_EVALUATE_INTERNAL_H
 
 #include "search/evaluate.h"
-#include "search/pipeline_io.h"
+#include "run/pipeline_io.h"
+#include "search/node.h"
 
 typedef struct eval_image {
     char *path;
@@ -24,11 +25,15 @@ typedef struct eval_set {
 struct pf_eval_worker {
     pf_eval_config cfg;
     int id;
-    pf_program *prog;
+    pf_program *prog;            /* loaded here; nothing writes it after checking */
     pf_param_values params;
+    pf_plan_target target;       /* this machine's, for every plan */
+    pf_plan *exact_plan;         /* the exact program with the default schedule */
     pf_variant *exact;
     eval_set sets[PF_SET_COUNT];
-    int lock_fd;                 /* -1: no timing lock */
+    pf_node node;                /* the node protocol (fd -1: none) */
+    pf_front_point *front;       /* the training frontier the search last sent */
+    int n_front;
     bool alarms;
     pf_eval_heartbeat_fn beat;
     void *beat_ctx;
@@ -36,13 +41,10 @@ struct pf_eval_worker {
     char *hook_text;
 };
 
-double pf_now_ms(void);
 /* The compile options of the worker's variants (exact and candidates): its backend, and one
  * compile thread when the worker shares a node's timing lock (as every `perfora tune` worker
  * does): the workers already compile on every core, and a compile's second thread would slow
  * another worker's timed runs. */
 pf_compile_options pf_eval_compile_options(const pf_eval_worker *w);
-void pf_timing_lock(pf_eval_worker *w);
-void pf_timing_unlock(pf_eval_worker *w);
 
 #endif

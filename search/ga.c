@@ -14,7 +14,7 @@
 
 pf_ga_params pf_ga_params_default(void)
 {
-    pf_ga_params p = { 100, 200, 2, 0.3, 0.3, 1, pf_genome_params_default() };
+    pf_ga_params p = { 100, 200, 2, 0.3, 0.3, 1, true, pf_genome_params_default() };
     return p;
 }
 
@@ -90,12 +90,27 @@ static bool offer(pf_ga *ga, pf_schedule *s, pf_ga_origin origin)
 /* Fresh genomes per slot before the slot is given up (a small space can run out of them). */
 #define SLOT_TRIES 100
 
+/* The structured seeds take at most half of the population after the exact program, so that
+ * random one-gene genomes keep the released GA's diversity. */
+static int offer_seeds(pf_ga *ga)
+{
+    int max = (ga->p.population - 1) / 2;
+    if (!ga->p.seeds || max < 1)
+        return 0;
+    pf_schedule *seeds = pf_xcalloc((size_t)max, sizeof *seeds);
+    int n = pf_genome_seeds(&ga->ctx, max, seeds), taken = 0;
+    for (int i = 0; i < n; i++)
+        taken += offer(ga, &seeds[i], PF_ORIGIN_INITIAL);
+    free(seeds);
+    return taken;
+}
+
 static void propose_initial(pf_ga *ga)
 {
     pf_schedule s;
     pf_schedule_init(&s, ga->prog);
     offer(ga, &s, PF_ORIGIN_INITIAL);  /* the exact program, default execution schedule */
-    for (int slot = 1; slot < ga->p.population; slot++)
+    for (int slot = 1 + offer_seeds(ga); slot < ga->p.population; slot++)
         for (int t = 0; t < SLOT_TRIES; t++) {
             pf_genome_initial(&ga->ctx, &ga->rng, &s);
             if (offer(ga, &s, PF_ORIGIN_INITIAL))

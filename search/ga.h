@@ -24,6 +24,7 @@ typedef struct pf_ga_params {
     double elite_frac;     /* kept with their measurements (0.3) */
     double mutant_frac;    /* mutants of tournament winners (0.3); crossover fills the rest */
     uint64_t seed;
+    bool seeds;            /* structured seeds in the initial population (search/genome.h) */
     pf_genome_params genome;
 } pf_ga_params;
 

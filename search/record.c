@@ -20,9 +20,12 @@ const char *pf_image_set_name(pf_image_set s)
 void pf_record_init(pf_eval_record *r)
 {
     memset(r, 0, sizeof *r);
-    r->time = r->error = INFINITY;
+    r->time = r->error = r->time_lo = r->time_hi = INFINITY;
     r->psnr = r->ssim = NAN;
     r->worker = -1;
+    r->rank = -1;
+    r->screen_time = NAN;
+    r->full_timing = true;
 }
 
 void pf_record_free(pf_eval_record *r)
@@ -31,6 +34,7 @@ void pf_record_free(pf_eval_record *r)
         return;
     free(r->schedule);
     free(r->reason);
+    free(r->host);
     free(r->images);
     pf_record_init(r);
 }
@@ -40,6 +44,7 @@ void pf_record_copy(pf_eval_record *dst, const pf_eval_record *src)
     *dst = *src;
     dst->schedule = src->schedule ? pf_xstrdup(src->schedule) : NULL;
     dst->reason = src->reason ? pf_xstrdup(src->reason) : NULL;
+    dst->host = src->host ? pf_xstrdup(src->host) : NULL;
     dst->images = NULL;
     if (src->n_images > 0) {
         dst->images = pf_xmalloc(sizeof *dst->images * (size_t)src->n_images);
@@ -57,7 +62,7 @@ void pf_record_set_invalid(pf_eval_record *r, const char *fmt, ...)
     free(r->reason);
     r->reason = pf_xstrdup(buf);
     r->valid = false;
-    r->time = r->error = INFINITY;
+    r->time = r->error = r->time_lo = r->time_hi = INFINITY;
     r->psnr = r->ssim = NAN;
 }
 
@@ -79,6 +84,8 @@ static json_object *image_json(const pf_eval_image *im)
     json_object_object_add(o, "t_exact_ms", num(im->t_exact_ms));
     json_object_object_add(o, "t_cand_ms", num(im->t_cand_ms));
     json_object_object_add(o, "rel_time", num(im->rel_time));
+    json_object_object_add(o, "rel_lo", num(im->rel_lo));
+    json_object_object_add(o, "rel_hi", num(im->rel_hi));
     json_object_object_add(o, "error", num(im->error));
     json_object_object_add(o, "psnr", num(im->psnr));
     json_object_object_add(o, "ssim", num(im->ssim));
@@ -93,6 +100,8 @@ static void add_costs(json_object *o, const pf_eval_record *r)
     json_object_object_add(o, "run_ms", num(r->run_ms));
     json_object_object_add(o, "error_ms", num(r->error_ms));
     json_object_object_add(o, "timing_ms", num(r->timing_ms));
+    json_object_object_add(o, "build_wait_ms", num(r->build_wait_ms));
+    json_object_object_add(o, "build_cpu_ms", num(r->build_cpu_ms));
     json_object_object_add(o, "lock_wait_ms", num(r->lock_wait_ms));
     json_object_object_add(o, "wall_ms", num(r->wall_ms));
 }
@@ -106,10 +115,16 @@ char *pf_record_to_json(const pf_eval_record *r)
     json_object_object_add(o, "valid", json_object_new_boolean(r->valid));
     json_object_object_add(o, "reason", r->reason ? json_object_new_string(r->reason) : NULL);
     json_object_object_add(o, "time", num(r->time));
+    json_object_object_add(o, "time_lo", num(r->time_lo));
+    json_object_object_add(o, "time_hi", num(r->time_hi));
     json_object_object_add(o, "error", num(r->error));
     json_object_object_add(o, "psnr", num(r->psnr));
     json_object_object_add(o, "ssim", num(r->ssim));
     json_object_object_add(o, "worker", json_object_new_int(r->worker));
+    json_object_object_add(o, "rank", json_object_new_int(r->rank));
+    json_object_object_add(o, "host", r->host ? json_object_new_string(r->host) : NULL);
+    json_object_object_add(o, "full_timing", json_object_new_boolean(r->full_timing));
+    json_object_object_add(o, "screen_time", num(r->screen_time));
     add_costs(o, r);
     json_object *imgs = json_object_new_array();
     for (int i = 0; i < r->n_images; i++)
@@ -152,6 +167,9 @@ static void read_image(json_object *o, pf_eval_image *im)
     im->t_exact_ms = get_num(o, "t_exact_ms", NAN);
     im->t_cand_ms = get_num(o, "t_cand_ms", NAN);
     im->rel_time = get_num(o, "rel_time", INFINITY);
+    /* Records written before the spread was kept: no spread known, the median alone. */
+    im->rel_lo = get_num(o, "rel_lo", im->rel_time);
+    im->rel_hi = get_num(o, "rel_hi", im->rel_time);
     im->error = get_num(o, "error", INFINITY);
     im->psnr = get_num(o, "psnr", NAN);
     im->ssim = get_num(o, "ssim", NAN);
@@ -165,6 +183,8 @@ static void read_costs(json_object *o, pf_eval_record *r)
     r->run_ms = get_num(o, "run_ms", 0);
     r->error_ms = get_num(o, "error_ms", 0);
     r->timing_ms = get_num(o, "timing_ms", 0);
+    r->build_wait_ms = get_num(o, "build_wait_ms", 0);
+    r->build_cpu_ms = get_num(o, "build_cpu_ms", 0);
     r->lock_wait_ms = get_num(o, "lock_wait_ms", 0);
     r->wall_ms = get_num(o, "wall_ms", 0);
 }
@@ -200,10 +220,18 @@ int pf_record_from_json(const char *text, pf_eval_record *r, pf_error *err)
     r->valid = json_object_object_get_ex(o, "valid", &v) && json_object_get_boolean(v);
     r->reason = get_str(o, "reason");
     r->time = get_num(o, "time", INFINITY);
+    r->time_lo = get_num(o, "time_lo", r->time);
+    r->time_hi = get_num(o, "time_hi", r->time);
     r->error = get_num(o, "error", INFINITY);
     r->psnr = get_num(o, "psnr", NAN);
     r->ssim = get_num(o, "ssim", NAN);
     r->worker = get_int(o, "worker");
+    r->rank = json_object_object_get_ex(o, "rank", &v) && v ? json_object_get_int(v) : -1;
+    r->host = get_str(o, "host");
+    /* records from before screening were all timed in full */
+    r->full_timing = !json_object_object_get_ex(o, "full_timing", &v) || !v ||
+                     json_object_get_boolean(v);
+    r->screen_time = get_num(o, "screen_time", NAN);
     read_costs(o, r);
     r->schedule = get_str(o, "schedule");
     int rc = read_images(o, r);

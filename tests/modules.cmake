@@ -1,8 +1,12 @@
 # Test executables of the modules beyond base/ (one line each, in dependency order).
 pf_test_module(dataset pf_dataset)
 pf_test_module(lang pf_lang)
-pf_test_module(apps pf_lang pf_dataset SPLIT apps_median apps_artistic_blur)
+pf_test_module(apps pf_interp pf_lang pf_dataset SPLIT apps_median apps_artistic_blur)
 pf_test_module(reconstruct pf_reconstruct pf_dataset)
+pf_test_module(interp pf_interp pf_reconstruct pf_perforate pf_lang pf_dataset)
+# The interpreter against a fake stage runtime linked in place of the real one (a link seam:
+# tests/interp_seam/fake_stage_rt.c defines reconstruct/stage_rt.h's functions).
+pf_test_module(interp_seam pf_interp pf_perforate pf_lang)
 pf_test_module(codegen pf_codegen pf_perforate pf_dataset pf_lang
                SPLIT codegen_approx codegen_apps codegen_exec)
 # The thread pool's suite once more, built with ThreadSanitizer together with the pool's own
@@ -18,4 +22,15 @@ if(NOT PF_SANITIZE)
   set_tests_properties(pool_tsan PROPERTIES LABELS codegen TIMEOUT 600)
 endif()
 pf_test_module(perforate pf_perforate pf_lang)
+pf_test_module(run pf_run pf_codegen pf_perforate pf_dataset pf_lang)
 pf_test_module(search pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
+# The report's suites parse its pages with libxml2 (Debian's libxml2-dev).
+pkg_check_modules(LIBXML2 REQUIRED IMPORTED_TARGET libxml-2.0)
+pf_test_module(results pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang
+               PkgConfig::LIBXML2 SPLIT results_real)
+# The search over MPI, end to end: mpirun (the launcher of PF_MPI) runs the perfora binary.
+pf_test_module(cluster pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
+target_compile_definitions(test_cluster PRIVATE PF_PERFORA_EXE="$<TARGET_FILE:perfora>"
+                           PF_MPIEXEC="${PF_MPIEXEC}" PF_MPI_FLAVOR="${PF_MPI}")
+add_dependencies(test_cluster perfora)
+set_tests_properties(cluster PROPERTIES LABELS "cluster;mpi")

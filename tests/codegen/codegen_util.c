@@ -1,8 +1,8 @@
 /* Helpers for the codegen tests (see codegen_util.h). */
 #include "tests/codegen/codegen_util.h"
 
+#include "base/clock.h"
 #include "base/fileio.h"
-#include "perforate/apply.h"
 #include "perforate/schedule.h"
 
 #include "tests/harness/harness.h"
@@ -56,13 +56,6 @@ pf_image *cg_synthetic(int w, int h, int channels, unsigned seed)
     return img;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static pf_buffer input_buffer(const pf_image_decl *d, const pf_image *img)
 {
     pf_buffer b = pf_image_buffer(img, d->ndims <= 2);
@@ -71,7 +64,19 @@ static pf_buffer input_buffer(const pf_image_decl *d, const pf_image *img)
     return b;
 }
 
-static int run_with(const pf_program *prog, const pf_param_values *params,
+pf_plan *cg_plan(const pf_program *prog, const char *schedule)
+{
+    pf_error err;
+    pf_plan_target t = pf_host_plan_target();
+    pf_plan *p = schedule ? pf_plan_parse(prog, schedule, "<test>", &t, &err)
+                          : pf_plan_new(prog, NULL, &t, &err);
+    if (!p)
+        fprintf(stderr, "\nschedule refused: %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    return p;
+}
+
+static int run_with(const pf_program *prog, const pf_param_values *params, const pf_plan *plan,
                     const pf_compile_options *o, pf_image **inputs, int n_inputs, cg_run *out);
 
 int cg_run_backend(const pf_program *prog, const pf_param_values *params, pf_backend backend,
@@ -80,26 +85,29 @@ int cg_run_backend(const pf_program *prog, const pf_param_values *params, pf_bac
     pf_compile_options o = { 0 };
     o.backend = backend;
     o.no_bounds_pass = no_bounds;
-    return run_with(prog, params, &o, inputs, n_inputs, out);
+    pf_plan *plan = cg_plan(prog, NULL);
+    int rc = run_with(prog, params, plan, &o, inputs, n_inputs, out);
+    pf_plan_free(plan);
+    return rc;
 }
 
-int cg_run_sched(const pf_program *prog, const pf_param_values *params,
-                 const struct pf_schedule *sched, pf_image **inputs, int n_inputs, cg_run *out)
+int cg_run_plan(const pf_program *prog, const pf_param_values *params, const pf_plan *plan,
+                pf_backend backend, pf_image **inputs, int n_inputs, cg_run *out)
 {
     /* Every other compile split into up to 3 modules (codegen/split.h), whatever the machine's
      * cores: the random-schedule tests check both ways of compiling against the interpreter. */
     static int calls;
     pf_compile_options o = { 0 };
-    o.schedule = sched;
+    o.backend = backend;
     o.compile_threads = calls++ % 2 ? 3 : 1;
-    return run_with(prog, params, &o, inputs, n_inputs, out);
+    return run_with(prog, params, plan, &o, inputs, n_inputs, out);
 }
 
 pf_variant *cg_compile(const pf_program *prog, const pf_param_values *params,
-                       const pf_compile_options *o)
+                       const pf_plan *plan, const pf_compile_options *o)
 {
     pf_error err;
-    pf_variant *v = pf_compile(prog, params, o, &err);
+    pf_variant *v = pf_variant_build(prog, params, plan, o, &err);
     if (!v)
         fprintf(stderr, "compile (%s): %s\n", pf_backend_name(o->backend), err.msg);
     return v;
@@ -138,19 +146,19 @@ int cg_run_variant(pf_variant *v, const pf_program *prog, const pf_param_values 
         bufs[n_inputs + i] = input_buffer(d, out->out[i]);
     }
     pf_binding_free(&b);
-    double t0 = now_ms();
+    double t0 = pf_now_ms();
     int rc = pf_variant_run(v, bufs, &err);
-    out->ms = now_ms() - t0;
+    out->ms = pf_now_ms() - t0;
     if (rc != 0)
         fprintf(stderr, "run: %s\n", err.msg);
     return rc;
 }
 
-static int run_with(const pf_program *prog, const pf_param_values *params,
+static int run_with(const pf_program *prog, const pf_param_values *params, const pf_plan *plan,
                     const pf_compile_options *o, pf_image **inputs, int n_inputs, cg_run *out)
 {
     memset(out, 0, sizeof *out);
-    pf_variant *v = cg_compile(prog, params, o);
+    pf_variant *v = cg_compile(prog, params, plan, o);
     if (!v)
         return -1;
     int rc = cg_run_variant(v, prog, params, inputs, n_inputs, out);
@@ -172,8 +180,9 @@ double cg_diff_options(const pf_program *prog, pf_image *in, const pf_compile_op
     pf_params_init(&pv, prog);
     cg_run r[2] = { { 0 }, { 0 } };
     double d = 0;
+    pf_plan *plan = cg_plan(prog, NULL);
     for (int k = 0; k < 2; k++) {
-        pf_variant *v = cg_compile(prog, &pv, &o[k]);
+        pf_variant *v = cg_compile(prog, &pv, plan, &o[k]);
         if (!v || cg_run_variant(v, prog, &pv, &in, 1, &r[k]) != 0)
             d = INFINITY;
         if (v)
@@ -186,6 +195,7 @@ double cg_diff_options(const pf_program *prog, pf_image *in, const pf_compile_op
     }
     cg_run_free(&r[0]);
     cg_run_free(&r[1]);
+    pf_plan_free(plan);
     pf_params_free(&pv);
     return d;
 }
@@ -208,23 +218,18 @@ double cg_max_abs_diff(const pf_image *a, const pf_image *b)
     return m;
 }
 
-char *cg_ir_dump(pf_program *prog, const char *schedule)
+char *cg_ir_dump(const pf_program *prog, const char *schedule)
 {
     pf_error err;
     pf_param_values pv;
     pf_params_init(&pv, prog);
-    pf_schedule *s = pf_schedule_from_string(prog, schedule, &err);
-    if (!s)
-        fprintf(stderr, "\n%s\n", err.msg);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(prog, s, &err), 0);
+    pf_plan *plan = cg_plan(prog, schedule);
     pf_compile_options o = { 0 };
-    o.schedule = s;
     o.dump_ir = pf_test_tmp("exec.ir");
-    pf_variant *v = pf_compile(prog, &pv, &o, &err);
+    pf_variant *v = pf_variant_build(prog, &pv, plan, &o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     pf_variant_free(v);
-    pf_schedule_delete(s);
+    pf_plan_free(plan);
     pf_params_free(&pv);
     char *text;
     CU_ASSERT_EQUAL_FATAL(pf_read_file(o.dump_ir, 1 << 24, &text, NULL, &err), 0);

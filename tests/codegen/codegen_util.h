@@ -6,6 +6,7 @@
 #include "codegen/compile.h"
 #include "dataset/image.h"
 #include "lang/lang.h"
+#include "perforate/plan.h"
 
 #define CG_MAX_IO 4
 
@@ -19,27 +20,31 @@ pf_program *cg_load_app(const char *name);   /* apps/NAME.pf, fails the test on 
 pf_image *cg_load_photo(const char *name, int channels);  /* data/images/train/NAME */
 pf_image *cg_synthetic(int w, int h, int channels, unsigned seed);
 
-/* Compiles prog for `backend` and runs it on the inputs; returns 0 or -1 (message printed). */
+/* The plan of schedule text for this machine (NULL or "": the exact program); fails the test
+ * fatally when the schedule is refused. Free with pf_plan_free. */
+pf_plan *cg_plan(const pf_program *prog, const char *schedule);
+
+/* Compiles prog exactly for `backend` and runs it on the inputs; returns 0 or -1 (message
+ * printed). */
 int cg_run_backend(const pf_program *prog, const pf_param_values *params, pf_backend backend,
                    bool no_bounds, pf_image **inputs, int n_inputs, cg_run *out);
-/* The JIT with a schedule's execution genes (approximations must already be applied). */
-struct pf_schedule;
-int cg_run_sched(const pf_program *prog, const pf_param_values *params,
-                 const struct pf_schedule *sched, pf_image **inputs, int n_inputs, cg_run *out);
+/* A plan on a backend (the JIT compiles every other plan split into modules). */
+int cg_run_plan(const pf_program *prog, const pf_param_values *params, const pf_plan *plan,
+                pf_backend backend, pf_image **inputs, int n_inputs, cg_run *out);
 /* Compiling once and running on many inputs (each run allocates fresh outputs). */
 pf_variant *cg_compile(const pf_program *prog, const pf_param_values *params,
-                       const pf_compile_options *o);
+                       const pf_plan *plan, const pf_compile_options *o);
 int cg_run_variant(pf_variant *v, const pf_program *prog, const pf_param_values *params,
                    pf_image **inputs, int n_inputs, cg_run *out);
 void cg_run_free(cg_run *r);
-/* Compiles prog with options o[0] and o[1] (their stats in st[0], st[1]), runs both on the one
- * input and returns the max |difference| over the outputs (inf if either fails). */
+/* Compiles prog exactly with options o[0] and o[1] (their stats in st[0], st[1]), runs both on
+ * the one input and returns the max |difference| over the outputs (inf if either fails). */
 double cg_diff_options(const pf_program *prog, pf_image *in, const pf_compile_options o[2],
                        pf_variant_stats st[2]);
 /* Max |a - b|; a NaN in both images at the same place counts as equal, NaN in one as inf. */
 double cg_max_abs_diff(const pf_image *a, const pf_image *b);
-/* Applies schedule (text) to prog, compiles it with the JIT and returns the final loop IR
+/* Plans schedule (text) for prog, compiles it with the JIT and returns the final loop IR
  * (free it); fails the test on error. */
-char *cg_ir_dump(pf_program *prog, const char *schedule);
+char *cg_ir_dump(const pf_program *prog, const char *schedule);
 
 #endif

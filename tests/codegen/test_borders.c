@@ -83,7 +83,7 @@ static void test_scatter_keeps_order(void)
     printf("\n    scatter: max|diff| to the interpreter %g", d);
     CU_ASSERT_EQUAL(d, 0.0);
     pf_compile_options o = { 0 };
-    pf_variant *v = cg_compile(p, &pv, &o);
+    pf_variant *v = cg_compile(p, &pv, NULL, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     pf_variant_stats st = pf_variant_get_stats(v);
     CU_ASSERT(st.loops_split >= 1);

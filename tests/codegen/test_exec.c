@@ -2,9 +2,7 @@
  * documented (checked on IR dumps), and no legal schedule changes a result: a property test
  * draws random legal execution genes (fixed seed) for every app, alone and on top of
  * approximations, and compares the JIT with the reference interpreter. */
-#include "codegen/default_schedule.h"
 #include "codegen/runtime.h"
-#include "perforate/apply.h"
 #include "perforate/exec.h"
 #include "perforate/schedule.h"
 #include "tests/codegen/codegen_util.h"
@@ -14,20 +12,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The JIT under schedule s gives the interpreter's result (same approximations) on `in`. */
-static void expect_same_as_interp(const pf_program *p, const pf_schedule *s, pf_image *in)
+/* The JIT under a plan gives the interpreter's result (same plan) on `in`. */
+static void expect_plan_as_interp(const pf_program *p, const pf_plan *plan, pf_image *in)
 {
     pf_param_values pv;
     pf_params_init(&pv, p);
     cg_run ref, got;
-    CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_plan(p, &pv, plan, PF_BACKEND_INTERP, &in, 1, &ref), 0);
     pf_rt_set_poison(true);  /* a read of an element nothing wrote gives NaN */
-    CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &in, 1, &got), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_plan(p, &pv, plan, PF_BACKEND_JIT, &in, 1, &got), 0);
     pf_rt_set_poison(false);
     CU_ASSERT(cg_max_abs_diff(ref.out[0], got.out[0]) <= 1e-5);
     cg_run_free(&ref);
     cg_run_free(&got);
     pf_params_free(&pv);
+}
+
+/* The same for schedule text. */
+static void expect_same_as_interp(const pf_program *p, const char *sched, pf_image *in)
+{
+    pf_plan *plan = cg_plan(p, sched);
+    expect_plan_as_interp(p, plan, in);
+    pf_plan_free(plan);
 }
 
 /* `inline`: the producer's expression is evaluated at each read (with its image's boundary
@@ -51,14 +57,11 @@ static void test_inline(void)
     CU_ASSERT_PTR_NULL(strstr(ir, "allocate k"));
     CU_ASSERT_PTR_NULL(strstr(ir, "stage gray"));
     free(ir);
-    pf_schedule *s = pf_schedule_from_string(p, "gray exec inline\nscale exec inline\n", &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
     pf_image *in = cg_synthetic(29, 17, 3, 4);
-    expect_same_as_interp(p, s, in);
+    expect_same_as_interp(p, "gray exec inline\nscale exec inline\n", in);
     /* a stage with more than one assignment, or an output, cannot be inlined */
     CU_ASSERT_PTR_NULL(pf_schedule_from_string(p, "final exec inline\n", &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'inline' needs an intermediate image"));
-    pf_schedule_delete(s);
     pf_image_free(in);
     pf_program_free(p);
 }
@@ -174,14 +177,7 @@ static void test_reorder_keeps_results(void)
     pf_image *in = cg_synthetic(61, 37, 3, 17);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         pf_program *p = cg_load_app(cases[i].app);
-        pf_error err;
-        pf_schedule *s = pf_schedule_from_string(p, cases[i].sched, &err);
-        if (!s)
-            fprintf(stderr, "\n    %s\n", err.msg);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-        CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(p, s, &err), 0);
-        expect_same_as_interp(p, s, in);
-        pf_schedule_delete(s);
+        expect_same_as_interp(p, cases[i].sched, in);
         pf_program_free(p);
     }
     pf_image_free(in);
@@ -215,11 +211,7 @@ static void check_app_at(const char *app, const char *sched, pf_image *in)
     CU_ASSERT(xo && xo < alloc);
     CU_ASSERT_PTR_NULL(strstr(ir, "for phase"));
     free(ir);
-    pf_error err;
-    pf_schedule *s = pf_schedule_from_string(p, sched, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    expect_same_as_interp(p, s, in);
-    pf_schedule_delete(s);
+    expect_same_as_interp(p, sched, in);
     pf_program_free(p);
 }
 
@@ -296,23 +288,26 @@ static void test_grid_fill_per_tile(void)
         pf_error err;
         pf_schedule *s = pf_schedule_from_string(p, cases[i], &err);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-        pf_schedule untiled;
-        pf_schedule_copy(&untiled, s);
+        pf_plan *tiled = cg_plan(p, cases[i]);
         for (int k = 0; k < p->n_stages; k++)
-            untiled.exec[k] = pf_exec_default();
+            s->exec[k] = pf_exec_default();
+        pf_plan *untiled = pf_plan_new(p, s, &tiled->target, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(untiled);
         pf_param_values pv;
         pf_params_init(&pv, p);
         for (int m = 0; m < 3; m++) {
-            expect_same_as_interp(p, s, imgs[m]);
+            expect_plan_as_interp(p, tiled, imgs[m]);
             cg_run a, b;
-            CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, s, &imgs[m], 1, &a), 0);
-            CU_ASSERT_EQUAL_FATAL(cg_run_sched(p, &pv, &untiled, &imgs[m], 1, &b), 0);
+            CU_ASSERT_EQUAL_FATAL(cg_run_plan(p, &pv, tiled, PF_BACKEND_JIT, &imgs[m], 1, &a), 0);
+            CU_ASSERT_EQUAL_FATAL(cg_run_plan(p, &pv, untiled, PF_BACKEND_JIT, &imgs[m], 1, &b),
+                                  0);
             CU_ASSERT(cg_max_abs_diff(a.out[0], b.out[0]) == 0);
             cg_run_free(&a);
             cg_run_free(&b);
         }
         pf_params_free(&pv);
-        pf_schedule_free(&untiled);
+        pf_plan_free(untiled);
+        pf_plan_free(tiled);
         pf_schedule_delete(s);
         pf_program_free(p);
     }
@@ -346,23 +341,13 @@ static void test_compute_at_refuses_recomputation(void)
 static void test_exec_regressions(void)
 {
     pf_image *in = cg_synthetic(67, 45, 3, 13);
-    pf_error err;
     pf_program *p = cg_load_app("bilateral_grid");
-    pf_schedule *s = pf_schedule_from_string(p, "blur_y_loop exec at blur_x_loop\n"
-                                                "blur_x_loop grid 2 2 1 1 reconstruct on-demand "
-                                                "linear\n"
-                                                "blur_x_loop exec tile 3 5 vectorize 8 parallel\n",
-                                             &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    expect_same_as_interp(p, s, in);
-    pf_schedule_delete(s);
+    expect_same_as_interp(p, "blur_y_loop exec at blur_x_loop\n"
+                             "blur_x_loop grid 2 2 1 1 reconstruct on-demand linear\n"
+                             "blur_x_loop exec tile 3 5 vectorize 8 parallel\n", in);
     pf_program_free(p);
     p = cg_load_app("bilateral_filter");
-    s = pf_schedule_from_string(p, "loop_kernel exec inline\nloop_pixels exec vectorize 8\n",
-                                &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    expect_same_as_interp(p, s, in);
-    pf_schedule_delete(s);
+    expect_same_as_interp(p, "loop_kernel exec inline\nloop_pixels exec vectorize 8\n", in);
     pf_program_free(p);
     pf_image_free(in);
 }
@@ -393,6 +378,18 @@ static int stage_named(const pf_program *p, const char *name)
     return -1;
 }
 
+/* Stage s's vector width in the exact plan for a target of `lanes`-lane vectors. */
+static int default_width(const pf_program *p, int lanes, int s)
+{
+    pf_error err;
+    pf_plan_target t = { lanes };
+    pf_plan *plan = pf_plan_new(p, NULL, &t, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    int w = plan->stages[s].exec.vectorize;
+    pf_plan_free(plan);
+    return w;
+}
+
 /* On a host that prefers 16-lane vectors, the default schedule gives them to a stage with
  * transcendental math inside a loop of its pixel body (the bilateral filter's exp per tap; a
  * helper's loop counts), and 8 lanes to the rest: the bilateral filter's table (an exp, but
@@ -405,14 +402,10 @@ static void test_default_width(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         pf_program *p = cg_load_app(cases[i].app);
-        pf_exec_gene g[16];
-        CU_ASSERT_FATAL(p->n_stages <= 16);
         int s = stage_named(p, cases[i].stage);
         CU_ASSERT_FATAL(s >= 0);
-        pf_default_schedule_for(p, NULL, 16, g);
-        CU_ASSERT_EQUAL(g[s].vectorize, cases[i].wide);
-        pf_default_schedule_for(p, NULL, 8, g);
-        CU_ASSERT_EQUAL(g[s].vectorize, cases[i].narrow);
+        CU_ASSERT_EQUAL(default_width(p, 16, s), cases[i].wide);
+        CU_ASSERT_EQUAL(default_width(p, 8, s), cases[i].narrow);
         pf_program_free(p);
     }
     pf_error err;
@@ -423,9 +416,7 @@ static void test_default_width(void)
         "pipeline h(image in[W, H]) -> (image out[W, H]) {\n"
         "  for each (x, y) of out as s out[x, y] = acc(in[x, y]) + sqrt(in[x, y]);\n}\n", &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    pf_exec_gene g[1];
-    pf_default_schedule_for(p, NULL, 16, g);
-    CU_ASSERT_EQUAL(g[0].vectorize, 16);
+    CU_ASSERT_EQUAL(default_width(p, 16, 0), 16);
     pf_program_free(p);
 }
 
@@ -486,10 +477,7 @@ static void test_default_schedule_fuses_stencils(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(ir, "] window d_origin0"));  /* a stencil of out */
     free(ir);
     pf_image *in = cg_synthetic(300, 150, 1, 3);
-    pf_schedule *s = pf_schedule_from_string(p, "", &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    expect_same_as_interp(p, s, in);
-    pf_schedule_delete(s);
+    expect_same_as_interp(p, "", in);
     pf_image_free(in);
     pf_program_free(p);
 }
@@ -518,7 +506,7 @@ static void test_oversized_intermediate_fails_cleanly(void)
         pf_param_values pv;
         pf_params_init(&pv, p);
         pf_compile_options o = { 0 };
-        pf_variant *v = cg_compile(p, &pv, &o);
+        pf_variant *v = cg_compile(p, &pv, NULL, &o);
         CU_ASSERT_PTR_NOT_NULL_FATAL(v);
         cg_run got;
         int rc = cg_run_variant(v, p, &pv, &in, 1, &got);
@@ -553,15 +541,8 @@ static void test_page_wide_rows(void)
     cg_run_free(&got);
     cg_run_free(&ref);
     pf_params_free(&pv);
-    pf_error err;
-    pf_schedule *s = pf_schedule_from_string(p, "", &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    expect_same_as_interp(p, s, in);
-    pf_schedule_delete(s);
-    s = pf_schedule_from_string(p, "loop_temp grid 1 4 1 reconstruct on-demand linear\n", &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    expect_same_as_interp(p, s, in);
-    pf_schedule_delete(s);
+    expect_same_as_interp(p, "", in);
+    expect_same_as_interp(p, "loop_temp grid 1 4 1 reconstruct on-demand linear\n", in);
     pf_program_free(p);
     pf_image_free(in);
 }
@@ -603,17 +584,17 @@ static void test_slide_ir(void)
     pf_program_free(p);
 }
 
-/* The C backend under schedule s gives the interpreter's result. */
-static void expect_c_same_as_interp(const pf_program *p, const pf_schedule *s, pf_image *in)
+/* The C backend under a schedule gives the interpreter's result. */
+static void expect_c_same_as_interp(const pf_program *p, const char *sched, pf_image *in)
 {
     pf_param_values pv;
     pf_params_init(&pv, p);
+    pf_plan *plan = cg_plan(p, sched);
     cg_run ref, got;
-    CU_ASSERT_EQUAL_FATAL(cg_run_backend(p, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_plan(p, &pv, plan, PF_BACKEND_INTERP, &in, 1, &ref), 0);
     pf_compile_options o = { 0 };
     o.backend = PF_BACKEND_C;
-    o.schedule = s;
-    pf_variant *v = cg_compile(p, &pv, &o);
+    pf_variant *v = cg_compile(p, &pv, plan, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     pf_rt_set_poison(true);
     CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, p, &pv, &in, 1, &got), 0);
@@ -622,21 +603,16 @@ static void expect_c_same_as_interp(const pf_program *p, const pf_schedule *s, p
     cg_run_free(&got);
     cg_run_free(&ref);
     pf_variant_free(v);
+    pf_plan_free(plan);
     pf_params_free(&pv);
 }
 
 static void check_slide(const char *app, const char *sched, pf_image *in, bool c_backend)
 {
     pf_program *p = cg_load_app(app);
-    pf_error err;
-    pf_schedule *s = pf_schedule_from_string(p, sched, &err);
-    if (!s)
-        fprintf(stderr, "\n    %s: %s\n", app, err.msg);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    expect_same_as_interp(p, s, in);
+    expect_same_as_interp(p, sched, in);
     if (c_backend)
-        expect_c_same_as_interp(p, s, in);
-    pf_schedule_delete(s);
+        expect_c_same_as_interp(p, sched, in);
     pf_program_free(p);
 }
 
@@ -700,22 +676,19 @@ static void test_slide_gathers(void)
     pf_image *imgs[3] = { cg_synthetic(45, 29, 1, 8), cg_synthetic(64, 9, 1, 9),
                           cg_synthetic(1, 1, 1, 10) };
     for (int i = 0; i < 3; i++) {
-        pf_schedule *s = pf_schedule_from_string(p, scheds[i], &err);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         for (int m = 0; m < 3; m++)
-            expect_same_as_interp(p, s, imgs[m]);
+            expect_same_as_interp(p, scheds[i], imgs[m]);
         if (i == 0)
-            expect_c_same_as_interp(p, s, imgs[0]);
-        pf_schedule_delete(s);
+            expect_c_same_as_interp(p, scheds[i], imgs[0]);
     }
     for (int m = 0; m < 3; m++)
         pf_image_free(imgs[m]);
     pf_program_free(p);
 }
 
-/* A schedule that skips validation (built in code) gets a lowering error, not wrong code:
- * the row window is found again in codegen (perforate/exec_slide.c), the producer's storage
- * and boundary checked (lower_at.c, slide_add). */
+/* A schedule built in code that skips the text's validation is refused when it is planned
+ * (the plan is the one place schedules are validated, and lowering only ever sees plans): a
+ * producer with a mirror boundary, reads that are not a window of rows. */
 static void test_slide_unvalidated(void)
 {
     static const char src[] =
@@ -726,7 +699,7 @@ static void test_slide_unvalidated(void)
         "    for each (x, y) of out as so out[x, y] = b[x, 2 * y] + b[x, 0];\n"
         "}\n";
     static const struct { const char *sched, *msg; } cases[] = {
-        { "sa exec at sb\nsb exec tile 8 8\n", "boundary clamp or constant, and sb tiled" },
+        { "sa exec at sb\nsb exec tile 8 8\n", "needs a's boundary clamp or constant" },
         { "sb exec at so\nso exec tile 8 8\n", "sb: 'at so slide' needs every read of b" },
     };
     pf_error err;
@@ -738,13 +711,12 @@ static void test_slide_unvalidated(void)
         pf_schedule *s = pf_schedule_from_string(p, cases[i].sched, &err);
         CU_ASSERT_PTR_NOT_NULL_FATAL(s);
         s->exec[i].slide = true;  /* sa (0) at sb, sb (1) at so */
-        pf_compile_options o = { 0 };
-        o.schedule = s;
-        pf_variant *v = pf_compile(p, &pv, &o, &err);
-        CU_ASSERT_PTR_NULL(v);
+        pf_plan *plan = pf_plan_new(p, s, NULL, &err);
+        CU_ASSERT_PTR_NULL(plan);
+        if (!strstr(err.msg, cases[i].msg))
+            fprintf(stderr, "\n    %s\n", err.msg);
         CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].msg));
-        if (v)
-            pf_variant_free(v);
+        pf_plan_free(plan);
         pf_schedule_delete(s);
     }
     pf_params_free(&pv);
@@ -897,16 +869,20 @@ static void check_app(const char *app, const char *approx, int n_schedules, unsi
     order_seed = seed ^ 0x5bd1e995u;
     pf_schedule *base = pf_schedule_from_string(prog, approx, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(base);
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(prog, base, &err), 0);
     pf_param_values pv;
     pf_params_init(&pv, prog);
+    pf_plan *base_plan = cg_plan(prog, approx);  /* the execution genes change no result */
     cg_run ref;
-    CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &pv, PF_BACKEND_INTERP, false, &in, 1, &ref), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_plan(prog, &pv, base_plan, PF_BACKEND_INTERP, &in, 1, &ref),
+                          0);
+    pf_plan_free(base_plan);
     for (int k = 0; k < n_schedules; k++) {
         pf_schedule s;
         pf_schedule_copy(&s, base);
         random_schedule(prog, &seed, &s);
-        CU_ASSERT_EQUAL(pf_schedule_validate(prog, &s, &err), 0);
+        pf_plan_target host = pf_host_plan_target();
+        pf_plan *plan = pf_plan_new(prog, &s, &host, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
         for (int i = 0; i < prog->n_stages; i++) {
             const pf_exec_gene *g = &s.exec[i];
             n_placed += g->at != -1;
@@ -916,8 +892,9 @@ static void check_app(const char *app, const char *approx, int n_schedules, unsi
         }
         cg_run got;
         pf_rt_set_poison(true);  /* a read of an element nothing wrote gives NaN */
-        int rc = cg_run_sched(prog, &pv, &s, &in, 1, &got);
+        int rc = cg_run_plan(prog, &pv, plan, PF_BACKEND_JIT, &in, 1, &got);
         pf_rt_set_poison(false);
+        pf_plan_free(plan);
         CU_ASSERT_EQUAL(rc, 0);
         if (rc == 0) {
             double d = cg_max_abs_diff(ref.out[0], got.out[0]);

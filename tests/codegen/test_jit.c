@@ -23,7 +23,7 @@ static void same_outputs(const char *app, const pf_compile_options *a,
     pf_program *prog = cg_load_app(app);
     pf_param_values pv;
     pf_params_init(&pv, prog);
-    pf_variant *va = cg_compile(prog, &pv, a), *vb = cg_compile(prog, &pv, b);
+    pf_variant *va = cg_compile(prog, &pv, NULL, a), *vb = cg_compile(prog, &pv, NULL, b);
     CU_ASSERT_PTR_NOT_NULL_FATAL(va);
     CU_ASSERT_PTR_NOT_NULL_FATAL(vb);
     cg_run ra, rb;
@@ -84,7 +84,7 @@ static void test_phase_times(void)
     pf_compile_options o = { 0 };
     for (int threads = 1; threads <= 2; threads++) {
         o.compile_threads = threads;
-        pf_variant *v = cg_compile(prog, &pv, &o);
+        pf_variant *v = cg_compile(prog, &pv, NULL, &o);
         CU_ASSERT_PTR_NOT_NULL_FATAL(v);
         pf_variant_stats s = pf_variant_get_stats(v);
         const double t[] = { s.lower_ms, s.passes_ms, s.emit_ms, s.optimize_ms, s.jit_ms,
@@ -100,7 +100,7 @@ static void test_phase_times(void)
         pf_variant_free(v);
     }
     o.backend = PF_BACKEND_INTERP;
-    pf_variant *v = cg_compile(prog, &pv, &o);
+    pf_variant *v = cg_compile(prog, &pv, NULL, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     pf_variant_stats s = pf_variant_get_stats(v);
     CU_ASSERT(s.emit_ms == 0 && s.optimize_ms == 0 && s.jit_ms == 0 && s.codegen_ms == 0);
@@ -169,7 +169,7 @@ static void test_reciprocals_rewrite(void)
 static char *run_and_read_module(pf_program *prog, pf_param_values *pv, pf_image *in,
                                  const pf_compile_options *o, cg_run *r)
 {
-    pf_variant *v = cg_compile(prog, pv, o);
+    pf_variant *v = cg_compile(prog, pv, NULL, o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, pv, &in, 1, r), 0);
     char *ll = NULL;
@@ -225,7 +225,7 @@ static char *optimized_module(const char *app, const char *src, const char *file
     pf_compile_options o = { 0 };
     o.compile_threads = 1;
     o.emit_llvm = pf_test_tmp(file);
-    pf_variant *v = cg_compile(prog, &pv, &o);
+    pf_variant *v = cg_compile(prog, &pv, NULL, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     char *ll = NULL;
     CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
@@ -321,7 +321,7 @@ static void test_chunk_loop_not_unrolled(void)
     pf_params_init(&pv, prog);
     pf_compile_options o = { 0 };
     o.emit_llvm = pf_test_tmp("half.ll");
-    pf_variant *v = cg_compile(prog, &pv, &o);
+    pf_variant *v = cg_compile(prog, &pv, NULL, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     char *ll = NULL;
     CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
@@ -351,7 +351,7 @@ static void test_drop_code_pages(void)
     pf_param_values pv;
     pf_params_init(&pv, prog);
     pf_compile_options o = { 0 };
-    pf_variant *v = cg_compile(prog, &pv, &o);
+    pf_variant *v = cg_compile(prog, &pv, NULL, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     long long before = pf_resident_code_bytes();
     CU_ASSERT(pf_drop_code_pages() > 0);
@@ -361,7 +361,7 @@ static void test_drop_code_pages(void)
     pf_image *in = cg_synthetic(40, 30, 3, 9u);
     cg_run r[2];
     CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &pv, &in, 1, &r[0]), 0);
-    pf_variant *again = cg_compile(prog, &pv, &o);
+    pf_variant *again = cg_compile(prog, &pv, NULL, &o);
     CU_ASSERT_PTR_NOT_NULL_FATAL(again);
     CU_ASSERT_EQUAL_FATAL(cg_run_variant(again, prog, &pv, &in, 1, &r[1]), 0);
     CU_ASSERT_EQUAL(cg_max_abs_diff(r[0].out[0], r[1].out[0]), 0.0);

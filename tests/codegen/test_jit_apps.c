@@ -30,7 +30,7 @@ static void open_app(app_variants *a, const char *app)
     for (int b = 0; b < 3; b++) {
         pf_compile_options o = { 0 };
         o.backend = backends[b];
-        a->v[b] = cg_compile(a->prog, &a->params, &o);
+        a->v[b] = cg_compile(a->prog, &a->params, NULL, &o);
         CU_ASSERT_PTR_NOT_NULL_FATAL(a->v[b]);
     }
 }

@@ -3,8 +3,6 @@
  * widths, grid spacings, loop-perforation steps). The JIT (with and without the bounds pass)
  * and the C backend must agree with the reference interpreter, which counts in 64 bits
  * (issue 27: the JIT ran zero iterations when an upper bound was 2147483647). */
-#include "perforate/apply.h"
-#include "perforate/schedule.h"
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
 
@@ -112,19 +110,6 @@ static const ovf_case cases[] = {
       "sa adaptive 2 0.9 reconstruct store gaussian-sv 0.9\n" },
 };
 
-static int apply(pf_program *prog, const char *text, pf_schedule **out)
-{
-    pf_error err;
-    pf_schedule *s = pf_schedule_from_string(prog, text, &err);
-    if (!s || pf_schedule_apply(prog, s, &err) != 0) {
-        fprintf(stderr, "\n    schedule: %s\n", err.msg);
-        pf_schedule_delete(s);
-        return -1;
-    }
-    *out = s;
-    return 0;
-}
-
 static void run_case(const ovf_case *oc, pf_image *in)
 {
     pf_error err;
@@ -132,9 +117,7 @@ static void run_case(const ovf_case *oc, pf_image *in)
     if (!prog)
         fprintf(stderr, "\n%s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
-    pf_schedule *sched = NULL;
-    if (oc->schedule)
-        CU_ASSERT_EQUAL_FATAL(apply(prog, oc->schedule, &sched), 0);
+    pf_plan *plan = cg_plan(prog, oc->schedule);
     pf_param_values params;
     pf_params_init(&params, prog);
     cg_run ref;
@@ -147,8 +130,7 @@ static void run_case(const ovf_case *oc, pf_image *in)
         pf_compile_options o = { 0 };
         o.backend = configs[b].backend;
         o.no_bounds_pass = configs[b].no_bounds;
-        o.schedule = sched;
-        pf_variant *v = cg_compile(prog, &params, &o);
+        pf_variant *v = cg_compile(prog, &params, plan, &o);
         CU_ASSERT_PTR_NOT_NULL_FATAL(v);
         cg_run got;
         CU_ASSERT_EQUAL_FATAL(cg_run_variant(v, prog, &params, &in, 1, &got), 0);
@@ -162,7 +144,7 @@ static void run_case(const ovf_case *oc, pf_image *in)
     }
     cg_run_free(&ref);
     pf_params_free(&params);
-    pf_schedule_delete(sched);
+    pf_plan_free(plan);
     pf_program_free(prog);
 }
 

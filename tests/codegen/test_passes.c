@@ -8,7 +8,6 @@
 #include "base/fileio.h"
 #include "codegen/affine.h"
 #include "codegen/ir_simplify.h"
-#include "perforate/apply.h"
 #include "perforate/schedule.h"
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
@@ -101,19 +100,16 @@ static char *llvm_text_of(const char *app, const char *sched)
 {
     pf_program *p = cg_load_app(app);
     pf_error err;
-    pf_schedule *s = pf_schedule_from_string(p, sched, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_apply(p, s, &err), 0);
+    pf_plan *plan = cg_plan(p, sched);
     pf_param_values pv;
     pf_params_init(&pv, p);
     pf_compile_options o = { 0 };
-    o.schedule = s;
     o.emit_llvm = pf_test_tmp("strided.ll");
-    pf_variant_free(cg_compile(p, &pv, &o));
+    pf_variant_free(cg_compile(p, &pv, plan, &o));
     char *text = NULL;
     CU_ASSERT_EQUAL(pf_read_file(o.emit_llvm, 1 << 26, &text, NULL, &err), 0);
     pf_params_free(&pv);
-    pf_schedule_delete(s);
+    pf_plan_free(plan);
     pf_program_free(p);
     return text;
 }

@@ -129,7 +129,7 @@ static void run_case(const sem_case *sc)
         pf_compile_options o = { 0 };
         o.backend = configs[b].backend;
         o.no_bounds_pass = configs[b].no_bounds;
-        pf_variant *v = cg_compile(prog, &params, &o);  /* once; runs on every size */
+        pf_variant *v = cg_compile(prog, &params, NULL, &o);  /* once; runs on every size */
         CU_ASSERT_PTR_NOT_NULL_FATAL(v);
         for (int si = 0; si < 3; si++) {
             cg_run got;

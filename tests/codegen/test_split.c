@@ -12,13 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The app's loop IR with the default schedule, after the passes pf_compile runs. */
+/* The app's loop IR with the default schedule, after the passes pf_variant_build runs. */
 static ir_func *lowered(pf_arena *arena, const char *app, pf_program **prog, pf_param_values *pv)
 {
     *prog = cg_load_app(app);
     pf_params_init(pv, *prog);
     pf_error err;
-    ir_func *f = pf_lower(arena, *prog, pv, NULL, &err);
+    pf_plan *plan = cg_plan(*prog, NULL);
+    ir_func *f = pf_lower(arena, *prog, pv, plan, &err);
+    pf_plan_free(plan);  /* the IR keeps nothing of it */
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     pf_pass_stats ps = { 0 };
     f = pf_pass_bounds(f, true, &ps);
@@ -198,10 +200,12 @@ static void test_pure_runtime_calls(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
     pf_param_values pv;
     pf_params_init(&pv, prog);
-    ir_func *f = pf_lower(&arena, prog, &pv, NULL, &err);
+    pf_plan *plan = cg_plan(prog, NULL);
+    ir_func *f = pf_lower(&arena, prog, &pv, plan, &err);
+    pf_plan_free(plan);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef mod = pf_llvm_emit(f, ctx, "pf_pipeline", &err);
+    LLVMModuleRef mod = pf_llvm_emit(f, ctx, "pf_pipeline", true, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(mod);
     LLVMValueRef fn = LLVMGetNamedFunction(mod, "_ZGVdN8v_logf");
     if (fn) {  /* libmvec present (x86-64 with AVX2): the usual case */

@@ -79,11 +79,9 @@ static void run_exp(pf_program *prog, pf_param_values *pv, pf_image *in, int wid
 {
     char text[64];
     snprintf(text, sizeof text, "s exec vectorize %d", width);
-    pf_error err;
-    pf_schedule *sched = pf_schedule_from_string(prog, text, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sched);
-    CU_ASSERT_EQUAL_FATAL(cg_run_sched(prog, pv, sched, &in, 1, r), 0);
-    pf_schedule_delete(sched);
+    pf_plan *plan = cg_plan(prog, text);
+    CU_ASSERT_EQUAL_FATAL(cg_run_plan(prog, pv, plan, PF_BACKEND_JIT, &in, 1, r), 0);
+    pf_plan_free(plan);
 }
 
 static void check_width(pf_program *prog, pf_param_values *pv, pf_image *in, int width)

@@ -185,7 +185,7 @@ static void test_median_loop_is_vectorized(void)
     o.dump_ir = pf_test_tmp("median.ir");
     o.emit_llvm = pf_test_tmp("median.ll");
     pf_error err;
-    pf_variant *v = pf_compile(p, &pv, &o, &err);
+    pf_variant *v = pf_variant_build(p, &pv, NULL, &o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     pf_variant_free(v);
     char *ir = NULL, *ll = NULL;

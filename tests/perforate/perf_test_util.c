@@ -1,6 +1,8 @@
 /* Shared helpers of the perforate/ tests (see perf_test_util.h). */
 #include "tests/perforate/perf_test_util.h"
 
+#include "lang/walk.h"
+
 #include "tests/harness/harness.h"
 
 #include <stdio.h>
@@ -161,22 +163,31 @@ void pt_sample_gene(const pf_program *prog, int loop, pf_gene_kind kind, pf_appr
     pf_gene_set_default_recon(prog, loop, g);
 }
 
-static void count_read(pf_expr *e, void *ctx)
+typedef struct read_count {
+    const pf_plan *plan;
+    const pf_stage *stage;
+    pt_counts *c;
+} read_count;
+
+static void count_read(void *ctx, const pf_expr *e)
 {
-    if (e->approx)
-        ((pt_counts *)ctx)->reads++;
+    read_count *r = ctx;
+    if (pf_plan_read_writer(r->plan, r->stage, e->sym->image))
+        r->c->reads++;
 }
 
-pt_counts pt_count_annotations(pf_program *prog)
+pt_counts pt_count_plan(const pf_plan *plan)
 {
+    const pf_program *prog = plan->prog;
     pt_counts c = { 0, 0, 0 };
     for (int i = 0; i < prog->n_stages; i++) {
-        c.stages += prog->stages[i]->approx != NULL;
-        pf_stage_visit_reads(prog->stages[i], count_read, &c);
+        c.stages += pf_plan_approx(plan, prog->stages[i]) != NULL;
+        read_count r = { plan, prog->stages[i], &c };
+        pf_read_visitor v = { &r, NULL, NULL, count_read };
+        pf_visit_reads_stmt(prog->stages[i]->body, &v);
     }
     for (int i = 0; i < prog->n_loops; i++)
-        if (prog->loops[i].kind == PF_LOOP_FOR)
-            c.loops += prog->loops[i].stmt->approx != NULL;
+        c.loops += plan->loops[i] != NULL;
     return c;
 }
 

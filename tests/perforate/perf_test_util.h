@@ -1,10 +1,10 @@
 /* Shared helpers of the perforate/ tests: loading the bundled apps and small inline programs,
- * a seeded generator of random legal genes, and counting annotations. */
+ * a seeded generator of random legal genes, and counting what a plan approximates. */
 #ifndef PF_TESTS_PERFORATE_UTIL_H
 #define PF_TESTS_PERFORATE_UTIL_H
 
 #include "lang/lang.h"
-#include "perforate/apply.h"
+#include "perforate/plan.h"
 #include "perforate/schedule.h"
 
 #include <stdint.h>
@@ -33,10 +33,10 @@ void pt_fix_references(const pf_program *prog, pf_schedule *s);
 /* A representative legal gene of kind `kind` on loop `loop` (the kind must be legal there). */
 void pt_sample_gene(const pf_program *prog, int loop, pf_gene_kind kind, pf_approx_gene *g);
 
-/* Number of non-NULL annotations: stages, named-loop statements, image reads. */
+/* What a plan approximates: stages, named loops, image reads that reconstruct on demand. */
 typedef struct pt_counts {
     int stages, loops, reads;
 } pt_counts;
-pt_counts pt_count_annotations(pf_program *prog);
+pt_counts pt_count_plan(const pf_plan *plan);
 
 #endif

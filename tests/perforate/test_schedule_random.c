@@ -60,8 +60,9 @@ static void check_round_trip(pf_program *p, const pf_schedule *s)
     pf_schedule u;
     CU_ASSERT_EQUAL_FATAL(pt_parse(p, reversed, &u, &err), 0);
     CU_ASSERT(pf_schedule_equal(&t, &u));
-    CU_ASSERT_EQUAL(pf_schedule_apply(p, &u, &err), 0);
-    pf_schedule_clear(p);
+    pf_plan *plan = pf_plan_new(p, &u, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL(plan);
+    pf_plan_free(plan);
     free(reversed);
     free(again);
     free(text);

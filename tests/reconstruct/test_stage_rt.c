@@ -420,19 +420,8 @@ static void test_srt_rejects_bad_arguments(void)
     free(orig), free(mask);
 }
 
-static void test_srt_table(void)
-{
-    const pf_approx_runtime *t = pf_srt_table();
-    CU_ASSERT_PTR_EQUAL(t, pf_srt_table());
-    CU_ASSERT(t->importance_mask == pf_srt_importance_mask);
-    CU_ASSERT(t->adaptive_coarse == pf_srt_adaptive_coarse);
-    CU_ASSERT(t->adaptive_refine == pf_srt_adaptive_refine);
-    CU_ASSERT(t->reconstruct == pf_srt_reconstruct);
-    CU_ASSERT(t->copy_channels == pf_srt_copy_channels);
-}
-
 PF_TEST_SUITE(stage_rt, PF_TEST(test_srt_importance_matches_kernels),
               PF_TEST(test_srt_adaptive_matches_kernels), PF_TEST(test_srt_grid_linear_nearest),
               PF_TEST(test_srt_grid_gaussian), PF_TEST(test_srt_irregular),
               PF_TEST(test_srt_unit_dim_rows), PF_TEST(test_srt_copy_channels),
-              PF_TEST(test_srt_rejects_bad_arguments), PF_TEST(test_srt_table))
+              PF_TEST(test_srt_rejects_bad_arguments))

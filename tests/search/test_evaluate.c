@@ -46,10 +46,13 @@ static void expect_valid_record(const pf_eval_record *r, int n_images)
     CU_ASSERT_FATAL(r->valid);
     CU_ASSERT_EQUAL(r->n_images, n_images);
     CU_ASSERT(isfinite(r->time) && r->time > 0);
+    CU_ASSERT(r->time_lo <= r->time && r->time <= r->time_hi);
     CU_ASSERT(r->compile_ms > 0 && r->wall_ms >= r->compile_ms);
     for (int i = 0; i < r->n_images; i++) {
         CU_ASSERT(r->images[i].t_exact_ms > 0 && r->images[i].t_cand_ms > 0);
         CU_ASSERT(r->images[i].runs >= 1);
+        CU_ASSERT(r->images[i].rel_lo <= r->images[i].rel_time);
+        CU_ASSERT(r->images[i].rel_time <= r->images[i].rel_hi);
     }
 }
 
@@ -68,13 +71,13 @@ static void test_pool_measures_and_survives_failures(void)
     setenv(PF_SEARCH_TEST_HOOK_ENV, "crash:step 2", 1);
     pf_eval_config cfg;
     st_blur_config(&cfg, 1);
-    pf_pool_options opt = { 2, 60000 };
+    pf_pool_options opt = { .jobs = 2, .watchdog_ms = 60000 };
     pf_error err;
     pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
     if (!ev)
         fprintf(stderr, "%s\n", err.msg);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
-    CU_ASSERT_PTR_NOT_NULL(strstr(pf_evaluator_describe(ev), "flock"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(pf_evaluator_describe(ev), "node protocol"));
     const char *texts[] = { EXACT, GRID, CRASH, EXACT "loop_output bogus 1\n", EXACT };
     pf_eval_record r[5];
     evaluate(ev, texts, 5, r);
@@ -99,7 +102,7 @@ static void test_hang_times_out(void)
     setenv(PF_SEARCH_TEST_HOOK_ENV, "hang:step 3", 1);
     pf_eval_config cfg;
     st_blur_config(&cfg, 1);
-    pf_pool_options opt = { 1, 60000 };
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
     pf_error err;
     pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
     if (!ev)
@@ -134,7 +137,7 @@ static void test_nan_output_is_invalid(void)
     setenv(PF_SEARCH_TEST_HOOK_ENV, "nan:step 4", 1);
     pf_eval_config cfg;
     st_blur_config(&cfg, 2);
-    pf_pool_options opt = { 1, 60000 };
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
     pf_error err;
     pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
@@ -157,7 +160,7 @@ static void test_bad_program_fails_the_pool(void)
     st_blur_config(&cfg, 1);
     free(cfg.program);
     cfg.program = strdup(pf_test_tmp("missing.pf"));
-    pf_pool_options opt = { 1, 60000 };
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
     pf_error err;
     CU_ASSERT_PTR_NULL(pf_pool_new(&cfg, &opt, &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing.pf"));
@@ -177,7 +180,7 @@ static void test_nan_exact_output_fails_the_pool(void)
     fputs("pipeline nan(image in[W, H, 3]) -> (image out[W, H, 3]) {\n"
           "    for each (x, y, c) of out as s out[x, y, c] = sqrt(in[x, y, c] - 2.0);\n}\n", f);
     fclose(f);
-    pf_pool_options opt = { 1, 60000 };
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
     pf_error err;
     pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
     int rc = -1;
@@ -211,7 +214,11 @@ static void test_record_json_round_trip(void)
     r.ssim = 0.875;
     r.n_images = 2;
     r.images = calloc(2, sizeof *r.images);
-    r.images[1] = (pf_eval_image){ 2.5, 0.625, 0.25, 1.5, 31.25, 0.875, 8, 5 };
+    r.images[1] = (pf_eval_image){ .t_exact_ms = 2.5, .t_cand_ms = 0.625, .rel_time = 0.25,
+                                   .rel_lo = 0.125, .rel_hi = 0.375, .error = 1.5,
+                                   .psnr = 31.25, .ssim = 0.875, .runs = 8, .samples = 5 };
+    r.time_lo = 0.125;
+    r.time_hi = 0.375;
     r.generation = 3;
     char *json = pf_record_to_json(&r);
     CU_ASSERT_PTR_NULL(strchr(json, '\n'));  /* one line */
@@ -220,6 +227,8 @@ static void test_record_json_round_trip(void)
     CU_ASSERT_STRING_EQUAL(s.schedule, GRID);
     CU_ASSERT(s.time == 0.25 && s.error == 1.5 && s.n_images == 2 && s.images[1].runs == 8);
     CU_ASSERT(s.images[1].t_exact_ms == 2.5);
+    CU_ASSERT(s.images[1].rel_lo == 0.125 && s.images[1].rel_hi == 0.375);  /* the spread */
+    CU_ASSERT(s.time_lo == 0.125 && s.time_hi == 0.375);
     pf_record_free(&s);
     free(json);
     pf_record_set_invalid(&r, "crashed: %s", "signal 11");

@@ -279,7 +279,86 @@ static void test_crossover_two_points(void)
     pf_program_free(p);
 }
 
-PF_TEST_SUITE(search_genome, PF_TEST(test_every_genome_is_valid),
+/* Every seed is valid, in its mode, and puts one lattice on every parallel stage whose genes
+ * allow it: the same spacings (rows and columns of the stage's first two drawn variables), on
+ * demand only where one stage reads the image. */
+static void expect_seed(const pf_genome_ctx *c, const pf_schedule *s)
+{
+    expect_valid(c->prog, s);
+    expect_mode(c, s);
+    int sx = 0, sy = 0, step = 0, genes = 0;
+    for (int i = 0; i < s->n_loops; i++) {
+        const pf_approx_gene *g = &s->approx[i];
+        if (c->info[i].kind != PF_PERFORABLE_STAGE) {
+            CU_ASSERT_EQUAL(g->kind, PF_GENE_EXACT);
+            continue;
+        }
+        genes += g->kind != PF_GENE_EXACT;
+        if (g->kind == PF_GENE_STEP) {
+            CU_ASSERT(step == 0 || step == g->step);
+            step = g->step;
+        }
+        if (g->kind != PF_GENE_GRID || c->info[i].n_vars < 2 ||
+            (c->info[i].channel_loop && c->info[i].n_vars < 3))
+            continue;
+        CU_ASSERT(sx == 0 || (sx == g->spacing[0] && sy == g->spacing[1]));
+        sx = g->spacing[0];
+        sy = g->spacing[1];
+        CU_ASSERT_EQUAL(g->recon, PF_RECON_LINEAR);
+        if (g->on_demand)
+            CU_ASSERT(c->info[i].on_demand && !c->info[i].output);
+    }
+    CU_ASSERT(genes > 0);
+}
+
+static void test_seeds(void)
+{
+    for (int a = 0; st_apps[a]; a++) {
+        pf_program *p = st_load_app(st_apps[a]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        for (int mode = 0; mode < PF_MODE_COUNT; mode++) {
+            pf_genome_params gp = pf_genome_params_default();
+            gp.mode = (pf_search_mode)mode;
+            pf_genome_ctx c;
+            pf_genome_ctx_init(&c, p, &gp);
+            pf_schedule seeds[16];
+            int n = pf_genome_seeds(&c, 16, seeds);
+            CU_ASSERT(n >= 1 && n <= 9);
+            int two = pf_genome_seeds(&c, 2, seeds + n);
+            CU_ASSERT(two <= 2);  /* max is honoured */
+            for (int i = 0; i < two; i++)
+                pf_schedule_free(&seeds[n + i]);
+            int more = pf_genome_seeds(&c, 2, seeds + n);
+            for (int i = 0; i < n; i++)
+                expect_seed(&c, &seeds[i]);
+            for (int i = 0; i < n + more; i++)
+                pf_schedule_free(&seeds[i]);
+            pf_genome_ctx_free(&c);
+        }
+        pf_program_free(p);
+    }
+}
+
+/* The blur's first seed: the 4x4 lattice on both passes, the intermediate on demand (one
+ * stage reads it), the output stored. */
+static void test_blur_first_seed(void)
+{
+    pf_program *p = st_load_app("blur");
+    pf_genome_params gp = pf_genome_params_default();
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, p, &gp);
+    pf_schedule s;
+    CU_ASSERT_EQUAL_FATAL(pf_genome_seeds(&c, 1, &s), 1);
+    char *text = pf_schedule_text(p, &s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loop_temp grid 4 4 1 reconstruct on-demand linear"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loop_output grid 4 4 1 reconstruct store linear"));
+    free(text);
+    pf_schedule_free(&s);
+    pf_genome_ctx_free(&c);
+    pf_program_free(p);
+}
+
+PF_TEST_SUITE(search_genome, PF_TEST(test_seeds), PF_TEST(test_blur_first_seed), PF_TEST(test_every_genome_is_valid),
               PF_TEST(test_random_genes_fit_each_loop), PF_TEST(test_gene_ranges),
               PF_TEST(test_seed_replays), PF_TEST(test_exec_genes_reach_compute_at),
               PF_TEST(test_crossover_two_points))

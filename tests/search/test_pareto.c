@@ -98,6 +98,7 @@ static void test_generation_makeup(void)
     pf_ga_params gp = pf_ga_params_default();
     gp.population = 20;
     gp.seed = 7;
+    gp.seeds = false;  /* the released GA's first generation (seeds: test_seeds_come_first) */
     pf_ga ga;
     pf_ga_init(&ga, p, &gp);
     CU_ASSERT_EQUAL(pf_ga_propose(&ga), 20);
@@ -224,7 +225,32 @@ static void test_checkpoint_round_trip(void)
     pf_program_free(p);
 }
 
-PF_TEST_SUITE(search_pareto_ga, PF_TEST(test_rank_hand_cases),
+/* With seeds, the first generation is the exact program, then the structured seeds (at most
+ * half of the rest), then random one-gene genomes. */
+static void test_seeds_come_first(void)
+{
+    pf_program *p = st_load_app("blur");
+    pf_ga_params gp = pf_ga_params_default();
+    gp.population = 12;
+    pf_ga ga;
+    pf_ga_init(&ga, p, &gp);
+    CU_ASSERT_EQUAL(pf_ga_propose(&ga), 12);
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, p, &gp.genome);
+    pf_schedule seeds[5];
+    CU_ASSERT_EQUAL_FATAL(pf_genome_seeds(&c, 5, seeds), 5);  /* (12 - 1) / 2 */
+    for (int i = 0; i < 5; i++) {
+        CU_ASSERT(pf_schedule_equal(&ga.next[1 + i].sched, &seeds[i]));
+        pf_schedule_free(&seeds[i]);
+    }
+    for (int i = 6; i < 12; i++)
+        CU_ASSERT_EQUAL(pf_genome_count(&ga.next[i].sched), 1);
+    pf_genome_ctx_free(&c);
+    pf_ga_free(&ga);
+    pf_program_free(p);
+}
+
+PF_TEST_SUITE(search_pareto_ga, PF_TEST(test_seeds_come_first), PF_TEST(test_rank_hand_cases),
               PF_TEST(test_front_sorted_by_error), PF_TEST(test_areas_hand_cases),
               PF_TEST(test_tournament_odds), PF_TEST(test_generation_makeup),
               PF_TEST(test_elites_are_best_ranked), PF_TEST(test_seen_rejects_duplicates),

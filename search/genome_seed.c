@@ -1,0 +1,122 @@
+/* Structured seeds of the initial population: genomes derived from the program's shape alone
+ * (docs/search.md, "Seeds"), so that the search starts from the regular points a person would
+ * try first on any pipeline, not only from one-gene random genomes. Nothing here knows an app:
+ * a seed applies one lattice to every parallel stage at once.
+ *
+ *   blur, spacing 4, both axes:  loop_temp grid 4 4 1 reconstruct on-demand linear
+ *                                loop_output grid 4 4 1 reconstruct store linear */
+#include "search/genome.h"
+#include "search/genome_internal.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+/* One lattice shape: the spacing of the stage's first (x) and second (y) drawn variable. */
+typedef struct seed_shape {
+    int sx, sy;
+} seed_shape;
+
+/* Isotropic lattices first (the usual perforation), then rows and columns alone, each at the
+ * spacings the released templates draw; most useful first, since a small population takes
+ * only the first few. */
+static const seed_shape shapes[] = {
+    { 4, 4 }, { 2, 2 }, { 8, 8 }, { 1, 4 }, { 4, 1 }, { 1, 2 }, { 2, 1 }, { 1, 8 }, { 8, 1 },
+};
+#define N_SHAPES ((int)(sizeof shapes / sizeof shapes[0]))
+
+/* Stages that read img (the writer itself excluded). */
+static int reader_stages(const pf_program *prog, const pf_stage *writer)
+{
+    int n = 0;
+    for (int s = 0; s < prog->n_stages; s++) {
+        const pf_stage *st = prog->stages[s];
+        if (st == writer)
+            continue;
+        for (int r = 0; r < st->n_reads; r++)
+            if (st->reads[r] == writer->image->image) {
+                n++;
+                break;
+            }
+    }
+    return n;
+}
+
+/* The grid gene of `shape` for a parallel stage, or EXACT when the stage has no drawn
+ * variable. On demand where it is legal and one stage reads the image (each reader
+ * interpolates again: with several, storing once is the cheaper guess). */
+static void grid_seed(const pf_genome_ctx *c, int loop, seed_shape shape, pf_approx_gene *g)
+{
+    const pf_perforable *info = &c->info[loop];
+    int dims = pf_gdraw_spacing_dims(info);
+    memset(g, 0, sizeof *g);
+    if (dims < 1)
+        return;
+    g->kind = PF_GENE_GRID;
+    g->n_spacing = info->n_vars;
+    for (int d = 0; d < info->n_vars; d++)
+        g->spacing[d] = 1;
+    g->spacing[0] = shape.sx;
+    if (dims >= 2)
+        g->spacing[1] = shape.sy;
+    else if (shape.sx == 1)
+        g->spacing[0] = shape.sy;
+    g->recon = PF_RECON_LINEAR;
+    const pf_stage *st = c->prog->loops[loop].stage;
+    g->on_demand = info->on_demand && !info->output && reader_stages(c->prog, st) == 1;
+}
+
+/* The loop-perforation seed: every S-th row (the `step` template), S = the shape's larger
+ * spacing. */
+static void step_seed(seed_shape shape, pf_approx_gene *g)
+{
+    memset(g, 0, sizeof *g);
+    g->kind = PF_GENE_STEP;
+    g->step = shape.sx > shape.sy ? shape.sx : shape.sy;
+}
+
+/* Fills out with seed number k over every parallel stage; returns 0 when the seed is a
+ * valid, approximate genome. */
+static int make_seed(const pf_genome_ctx *c, int k, pf_schedule *out)
+{
+    pf_schedule_reset(out);
+    int genes = 0;
+    for (int i = 0; i < c->prog->n_loops; i++) {
+        const pf_perforable *info = &c->info[i];
+        if (info->kind != PF_PERFORABLE_STAGE)
+            continue;  /* scatters and for loops keep their exact form in a seed */
+        pf_approx_gene g;
+        if (c->p.mode == PF_MODE_LOOP)
+            step_seed(shapes[k], &g);
+        else
+            grid_seed(c, i, shapes[k], &g);
+        if (g.kind == PF_GENE_EXACT || pf_gene_validate(c->prog, i, &g, NULL) != 0)
+            continue;
+        out->approx[i] = g;
+        genes++;
+    }
+    if (genes == 0)
+        return -1;
+    return pf_genome_repair(c, out, NULL);
+}
+
+static bool seen_before(const pf_schedule *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (pf_schedule_equal(&out[i], &out[n]))
+            return true;
+    return false;
+}
+
+int pf_genome_seeds(const pf_genome_ctx *c, int max, pf_schedule *out)
+{
+    int n = 0;
+    for (int k = 0; k < N_SHAPES && n < max; k++) {
+        pf_schedule_init(&out[n], c->prog);
+        /* Shapes collapse on one-variable stages and in loop mode (one step per shape). */
+        if (make_seed(c, k, &out[n]) == 0 && !seen_before(out, n))
+            n++;
+        else
+            pf_schedule_free(&out[n]);
+    }
+    return n;
+}
