@@ -313,9 +313,9 @@ int pf_tune_check_record(const pf_tune *t, const pf_eval_record *r, pf_error *er
 {
     if (r->id < 0 || r->id >= ((int64_t)1 << 53))
         return pf_fail(err, "id %ld is out of range", r->id);
-    if (r->generation < -1 || r->generation > t->cfg.ga.generations)
-        return pf_fail(err, "generation %d is out of range (-1 to %d)", r->generation,
-                       t->cfg.ga.generations);
+    if (r->generation < PF_GEN_CONFIRM || r->generation > t->cfg.ga.generations)
+        return pf_fail(err, "generation %d is out of range (%d to %d)", r->generation,
+                       PF_GEN_CONFIRM, t->cfg.ga.generations);
     if (r->valid && !(r->time > 0 && isfinite(r->time) && r->error >= 0 && isfinite(r->error)))
         return pf_fail(err, "a valid record needs a finite time > 0 and error >= 0");
     if (r->n_images < 0 || r->n_images > 100000)

@@ -3,6 +3,7 @@
  * were truncated, edited or corrupted: each refused with the file and the field, none of the
  * user's files shortened without a copy kept. Fake evaluator: no compiling. */
 #include "base/fileio.h"
+#include "cluster/pool.h"
 #include "results/rundir.h"
 #include "results/tune.h"
 #include "search/rng.h"
@@ -38,7 +39,7 @@ static void fake_run(const char *dir, const pf_tune_config *cfg, int stop)
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     long submitted = 0;
     pf_evaluator *ev = st_fake_evaluator(0, &submitted);
-    pf_tune_hooks hooks = { NULL, NULL, NULL, stop };
+    pf_tune_hooks hooks = { .stop_after = stop };
     CU_ASSERT_EQUAL(pf_tune_run(t, ev, &hooks, &err), 0);
     pf_evaluator_destroy(ev);
     pf_tune_free(t);
@@ -140,6 +141,30 @@ static void test_lock_names_the_holder(void)
     pf_tune_free(t);
     close(ready[0]);
     close(ready[1]);
+    pf_tune_config_free(&cfg);
+}
+
+/* A forked pool worker closes its copy of the lock's descriptor: an open-file-description
+ * lock is the descriptor's, so a worker that kept it would hold the run after its master
+ * released it (or was killed with -9). */
+static void test_pool_workers_do_not_hold_the_lock(void)
+{
+    const char *dir = pf_test_tmp("guard-pool");
+    pf_tune_config cfg;
+    config(&cfg);
+    pf_error err;
+    pf_tune *t = pf_tune_create(dir, &cfg, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };  /* no exe: forked */
+    pf_evaluator *ev = pf_pool_new(&cfg.eval, &opt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    pf_tune_free(t);  /* the master lets go while its worker lives */
+    t = pf_tune_resume(dir, 0, &err);
+    if (!t)
+        fprintf(stderr, "\n    %s", err.msg);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    pf_tune_free(t);
+    pf_evaluator_destroy(ev);
     pf_tune_config_free(&cfg);
 }
 
@@ -319,6 +344,28 @@ static void test_resume_keeps_what_it_cuts(void)
     pf_tune_config_free(&cfg);
 }
 
+/* A finished run resumes (and does nothing more): its log holds the confirmation records
+ * (generation -2, docs/search.md), which the resume checks once refused as out of range. */
+static void test_finished_run_resumes(void)
+{
+    const char *dir = pf_test_tmp("guard-finished");
+    pf_tune_config cfg;
+    config(&cfg);
+    cfg.confirm = 2;
+    fake_run(dir, &cfg, 0);
+    char *log = slurp(dir, PF_RUN_EVALUATIONS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+    CU_ASSERT_PTR_NOT_NULL(strstr(log, "\"generation\":-2"));
+    free(log);
+    pf_error err;
+    pf_tune *t = pf_tune_resume(dir, 0, &err);
+    if (!t)
+        fprintf(stderr, "\n    %s", err.msg);
+    CU_ASSERT_PTR_NOT_NULL(t);
+    pf_tune_free(t);
+    pf_tune_config_free(&cfg);
+}
+
 static void test_seed_parse(void)
 {
     uint64_t s;
@@ -333,7 +380,9 @@ static void test_seed_parse(void)
 }
 
 PF_TEST_SUITE(search_rundir_guard, PF_TEST(test_lock_names_the_holder),
+              PF_TEST(test_pool_workers_do_not_hold_the_lock),
               PF_TEST(test_out_refuses_a_users_directory),
               PF_TEST(test_failed_start_leaves_nothing),
               PF_TEST(test_resume_refuses_corrupted_files),
-              PF_TEST(test_resume_keeps_what_it_cuts), PF_TEST(test_seed_parse))
+              PF_TEST(test_resume_keeps_what_it_cuts), PF_TEST(test_finished_run_resumes),
+              PF_TEST(test_seed_parse))
