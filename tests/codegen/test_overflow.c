@@ -121,7 +121,7 @@ static void run_case(const ovf_case *oc, pf_image *in)
     pf_param_values params;
     pf_params_init(&params, prog);
     cg_run ref;
-    CU_ASSERT_EQUAL_FATAL(cg_run_backend(prog, &params, PF_BACKEND_INTERP, false, &in, 1, &ref),
+    CU_ASSERT_EQUAL_FATAL(cg_run_plan(prog, &params, plan, PF_BACKEND_INTERP, &in, 1, &ref),
                           0);
     static const struct { pf_backend backend; bool no_bounds; } configs[] = {
         { PF_BACKEND_JIT, false }, { PF_BACKEND_JIT, true }, { PF_BACKEND_C, false },
