@@ -63,7 +63,7 @@ static int take_record(pf_tune *t, pf_eval_record *rec, int generation, pf_error
  * has to say (a worker lost) goes to the log. */
 static void share_frontier(pf_tune *t)
 {
-    if (t->front_changed)
+    if (t->front_changed && !t->confirming)
         pf_evaluator_set_frontier(t->ev, t->front, t->n_front);
     t->front_changed = false;
     for (const char *note; (note = pf_evaluator_note(t->ev));)
@@ -244,10 +244,10 @@ static void confirmed(pf_tune *t, int rec, void *ctx)
  * admit variants not yet confirmed: up to cfg.confirm rounds. Every frontier variant's numbers
  * then come from a measurement made after it was selected, free of the selection's luck (the
  * best of many noisy measurements is biased low). */
-static int confirm_front(pf_tune *t, pf_evaluator *ev, pf_error *err)
+static int confirm_rounds(pf_tune *t, pf_evaluator *ev, pf_error *err)
 {
     pf_evaluator_set_frontier(ev, NULL, 0);  /* no screening: every confirmation timed fully */
-    t->front_changed = false;
+    t->confirming = true;
     for (int round = 1; round <= t->cfg.confirm; round++) {
         int *front, n = pf_tune_train_front(t, &front), pending = 0;
         for (int i = 0; i < n; i++) {
@@ -278,6 +278,15 @@ static int confirm_front(pf_tune *t, pf_evaluator *ev, pf_error *err)
                     "rounds (generation column of %s)", left, n, t->cfg.confirm,
                     PF_RUN_FRONTIER_TRAIN);
     return 0;
+}
+
+static int confirm_front(pf_tune *t, pf_evaluator *ev, pf_error *err)
+{
+    int rc = confirm_rounds(t, ev, err);
+    t->confirming = false;
+    t->front_changed = true;
+    share_frontier(t);
+    return rc;
 }
 
 static int finish(pf_tune *t, pf_evaluator *ev, pf_error *err)

@@ -56,6 +56,7 @@ typedef struct fake {
     pf_eval_record *q;
     int n, cap;
     double lucky;        /* the first training measurement of a schedule is time x lucky */
+    int n_front;         /* the frontier the search last sent (screening would use it) */
     pf_strmap measured;  /* schedules measured on the training split */
 } fake;
 
@@ -95,6 +96,9 @@ static int fake_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
         nanosleep(&ts, NULL);
     }
     *out = f->q[0];
+    /* measured now, as a pool dispatches when a worker is free: screened against the frontier
+     * the search sent last */
+    out->full_timing = f->n_front == 0 || out->set == PF_SET_TEST;
     memmove(f->q, f->q + 1, sizeof *f->q * (size_t)--f->n);
     return 1;
 }
@@ -115,8 +119,15 @@ static void fake_destroy(pf_evaluator *ev)
     free(f);
 }
 
+static void fake_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n)
+{
+    (void)pts;
+    ((fake *)ev)->n_front = n;
+}
+
 static const pf_evaluator_ops fake_ops = { .submit = fake_submit, .wait = fake_wait,
-                                           .describe = fake_describe, .destroy = fake_destroy };
+                                           .describe = fake_describe, .destroy = fake_destroy,
+                                           .set_frontier = fake_set_frontier };
 
 pf_evaluator *st_fake_evaluator_lucky(double delay_ms, long *submitted, double lucky)
 {

@@ -328,12 +328,11 @@ static void test_frontier_admits_beyond_the_spread(void)
         pf_record_free(&recs[i]);
 }
 
-/* Every first measurement comes out at half its time (luck): after the confirmation rounds
- * every final frontier variant is a confirmation with its honest time, and no schedule was
- * measured more than twice on the training split. */
-static void test_confirmation_replaces_lucky_measurements(void)
+/* Every first measurement comes out at `luck` x its time: after the confirmation rounds every
+ * final frontier variant is a confirmation with its honest time, timed in full (not set aside
+ * by a screening), and no schedule was measured more than twice on the training split. */
+static void confirmed_run(const char *dir, double luck)
 {
-    const char *dir = pf_test_tmp("run-confirm");
     pf_tune_config cfg;
     small_config(&cfg, 8, 4);
     cfg.confirm = 30;
@@ -341,7 +340,7 @@ static void test_confirmation_replaces_lucky_measurements(void)
     pf_error err;
     pf_tune *t = pf_tune_create(dir, &cfg, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-    pf_evaluator *ev = st_fake_evaluator_lucky(0, &submitted, 0.5);
+    pf_evaluator *ev = st_fake_evaluator_lucky(0, &submitted, luck);
     CU_ASSERT_EQUAL(pf_tune_run(t, ev, NULL, &err), 0);
     pf_evaluator_destroy(ev);
     pf_tune_free(t);
@@ -360,7 +359,10 @@ static void test_confirmation_replaces_lucky_measurements(void)
             pf_strmap_put(&times, recs[n].schedule, k + 1);
             CU_ASSERT(k + 1 <= 2);
         }
-        confirmations += recs[n].generation == PF_GEN_CONFIRM;
+        if (recs[n].generation == PF_GEN_CONFIRM) {
+            confirmations++;
+            CU_ASSERT(recs[n].full_timing);  /* the search sent no frontier to screen with */
+        }
         n++;
     }
     CU_ASSERT(confirmations > 0);
@@ -384,6 +386,14 @@ static void test_confirmation_replaces_lucky_measurements(void)
     pf_strmap_free(&times);
     free(text);
     pf_tune_config_free(&cfg);
+}
+
+/* Lucky first measurements (0.5) fall back; unlucky ones (2: the confirmations come out
+ * faster and change the running frontier while others are in flight) are all timed in full. */
+static void test_confirmation_replaces_lucky_measurements(void)
+{
+    confirmed_run(pf_test_tmp("run-confirm-lucky"), 0.5);
+    confirmed_run(pf_test_tmp("run-confirm-unlucky"), 2.0);
 }
 
 PF_TEST_SUITE(search_rundir, PF_TEST(test_log_appends_and_cuts_torn_lines),
