@@ -15,9 +15,9 @@
  * combination), up to PF_EXEC_MAX_CHAIN stages: each link nests a loop nest and its window
  * bounds in the next, so a long chain of stencils would compile in time and memory that grow
  * with the square of its length, and its nest would be as deep as the program is long
- * (issue 27). The price is the recomputed halo: 16 rows per 64 for the 17-tap blur. And a stage sampled on a grid
- * whose skipped pixels are filled after it (store mode) is tiled, so that each tile fills its
- * own pixels while its samples are in cache.
+ * (issue 27). The price is the recomputed halo: 16 rows per 64 for the 17-tap blur. And a
+ * stage sampled on a grid whose skipped pixels are filled after it (store mode) is tiled, so
+ * that each tile fills its own pixels while its samples are in cache.
  *
  * The search starts from this schedule and measures speedups against it, so a speedup is never
  * just a better schedule of the exact program. */
@@ -94,7 +94,7 @@ static bool single_nest(const pf_stage_approx *a)
            a->sample == PF_SAMPLE_ALL;
 }
 
-static bool fusable(const pf_plan *plan, int p)
+bool pf_default_fusable(const pf_plan *plan, int p)
 {
     const pf_program *prog = plan->prog;
     int c = pf_exec_sole_consumer(prog, p);
@@ -182,6 +182,10 @@ static int default_width(const pf_stage *st, int wide_lanes)
 
 void pf_default_schedule(pf_plan *plan)
 {
+    if (plan->target.gpu) {
+        pf_default_gpu_schedule(plan);
+        return;
+    }
     const pf_program *prog = plan->prog;
     pf_plan_stage *S = plan->stages;
     for (int i = 0; i < prog->n_stages; i++) {
@@ -196,7 +200,7 @@ void pf_default_schedule(pf_plan *plan)
     int *below = pf_xcalloc((size_t)prog->n_stages + 1, sizeof *below);
     for (int p = 0; p < prog->n_stages; p++) {
         below[p] += 1;
-        if (S[p].exec_given || below[p] >= PF_EXEC_MAX_CHAIN || !fusable(plan, p))
+        if (S[p].exec_given || below[p] >= PF_EXEC_MAX_CHAIN || !pf_default_fusable(plan, p))
             continue;
         int c = pf_exec_sole_consumer(prog, p);
         S[p].exec.at = c;
