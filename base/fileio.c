@@ -4,6 +4,7 @@
 #include "base/arena.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,11 @@ int pf_read_file(const char *path, size_t max_bytes, char **out, size_t *len, pf
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return pf_fail(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        return pf_fail(err, "%s: is a directory, not a file", path);
+    }
     size_t cap = 4096, n = 0;
     char *buf = pf_xmalloc(cap);
     for (;;) {
@@ -32,11 +38,11 @@ int pf_read_file(const char *path, size_t max_bytes, char **out, size_t *len, pf
         if (got == 0)
             break;
     }
-    int bad = ferror(fp);
+    int bad = ferror(fp), e = errno;
     fclose(fp);
     if (bad || n > max_bytes) {
         free(buf);
-        return bad ? pf_fail(err, "%s: read error", path)
+        return bad ? pf_fail(err, "%s: read error: %s", path, strerror(e))
                    : pf_fail(err, "%s: file is larger than the limit of %zu bytes", path,
                              max_bytes);
     }
@@ -47,15 +53,41 @@ int pf_read_file(const char *path, size_t max_bytes, char **out, size_t *len, pf
     return 0;
 }
 
+/* The mode a new file would get from open(path, O_CREAT, 0666) under the current umask. */
+static mode_t default_mode(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
 int pf_atomic_open(pf_atomic_file *f, const char *path, pf_error *err)
 {
     size_t n = strlen(path);
     f->path = pf_xstrdup(path);
-    f->tmp_path = pf_xmalloc(n + 32);
-    snprintf(f->tmp_path, n + 32, "%s.tmp.%ld", path, (long)getpid());
-    f->fp = fopen(f->tmp_path, "wb");
+    f->tmp_path = pf_xmalloc(n + 16);
+    snprintf(f->tmp_path, n + 16, "%s.tmp.XXXXXX", path);
+    /* mkstemp: O_CREAT | O_EXCL, so a name planted in advance (a symlink included, which
+     * O_EXCL does not follow) makes it draw another; the name is unpredictable anyway. */
+    int fd = mkstemp(f->tmp_path);
+    if (fd >= 0)
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    struct stat st;
+    mode_t mode = stat(path, &st) == 0 ? st.st_mode & 07777 : default_mode();
+    if (fd >= 0 && fchmod(fd, mode) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(f->tmp_path);
+        errno = e;
+        fd = -1;
+    }
+    f->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f->fp) {
         int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(f->tmp_path);
+        }
         free(f->path);
         free(f->tmp_path);
         f->path = f->tmp_path = NULL;

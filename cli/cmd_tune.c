@@ -23,8 +23,9 @@ static const char tune_usage[] =
     "  --out RUN             the run directory (created; see docs/search.md)\n"
     "  --resume RUN          continue a run after a crash or kill (loses at most the\n"
     "                        generation in flight)\n"
-    "  --dataset DIR         the images (a manifest or its directory; default: the bundled\n"
-    "                        data/images)\n"
+    "  --dataset DIR         the images (a manifest or its directory; default: $PERFORA_DATASET,\n"
+    "                        else the bundled data/images beside the pipeline, in the working\n"
+    "                        directory or the installation)\n"
     "  --resolution WxH      only images of this size (e.g. 256x192; default: all)\n"
     "  --max-images N        at most N images per split\n"
     "  --population N        individuals per generation (100)\n"
@@ -116,11 +117,9 @@ static int ga_option(tune_args *a, const char *s, const char *v, bool *known)
         a->generations_set = 1;
         return integer(s, v, 1, 1000000, &g->generations);
     }
-    if (strcmp(s, "--seed") == 0) {
-        char *end;
-        g->seed = strtoull(v, &end, 10);
-        return *end || !*v ? pf_cli_usage("tune", "--seed takes a whole number") : 0;
-    }
+    if (strcmp(s, "--seed") == 0)
+        return pf_seed_parse(v, &g->seed) == 0 ? 0 : pf_cli_usage("tune", "--seed takes a whole "
+                                                                  "number from 0 to 2^64 - 1");
     if (strcmp(s, "--mode") == 0)
         return pf_search_mode_parse(v, &g->genome.mode) == 0
                    ? 0 : pf_cli_usage("tune", "--mode is full, grid or loop");
@@ -416,8 +415,8 @@ static pf_tune *start(tune_args *a, pf_error *err)
         return pf_tune_resume(a->resume, a->generations_set ? a->cfg.ga.generations : 0, err);
     pf_eval_config *e = &a->cfg.eval;
     e->program = strdup(a->program);
-    if (!e->dataset)
-        e->dataset = strdup(PF_SOURCE_DIR "/data/images");
+    if (!e->dataset && !(e->dataset = pf_dataset_default(a->program, err)))
+        return NULL;
     e->params = calloc((size_t)a->n_params + 1, sizeof *e->params);
     for (int i = 0; i < a->n_params; i++)
         e->params[e->n_params++] = strdup(a->params[i]);

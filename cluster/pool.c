@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -85,6 +86,26 @@ static pid_t spawn_exec(pool *p, int i, int fd, int master_fd, pf_error *err)
     return pid;
 }
 
+/* A forked worker keeps stdin, stdout, stderr and its socket: nothing else of the master's,
+ * above all not the run directory's lock (results/rundir_lock.c), which would otherwise stay
+ * held by workers that outlive a master killed with -9. (An exec'd worker loses the lock too:
+ * its descriptor is close-on-exec.) */
+static void close_inherited(int keep)
+{
+    DIR *dp = opendir("/proc/self/fd");
+    if (!dp)
+        return;
+    int self = dirfd(dp);
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        char *end;
+        long fd = strtol(de->d_name, &end, 10);
+        if (*end == '\0' && end != de->d_name && fd > 2 && fd != keep && fd != self)
+            close((int)fd);
+    }
+    closedir(dp);
+}
+
 static pid_t spawn_fork(pool *p, int i, int fd, int master_fd, pf_error *err)
 {
     int parent = (int)getpid();
@@ -94,10 +115,8 @@ static pid_t spawn_fork(pool *p, int i, int fd, int master_fd, pf_error *err)
         return -1;
     }
     if (pid == 0) {
-        for (int k = 0; k < p->jobs; k++)  /* the other workers' sockets are not ours */
-            if (p->w[k].fd >= 0)
-                close(p->w[k].fd);
-        close(master_fd);
+        (void)master_fd;  /* closed with the rest: */
+        close_inherited(fd);  /* the other workers' sockets included */
         pf_pool_worker_main(&p->cfg, i, fd, parent);
     }
     return pid;

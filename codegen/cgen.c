@@ -205,7 +205,8 @@ static void cg_call(cgen *g, const ir_expr *e)
         pf_sb_putc(g->out, ')');
         return;
     }
-    pf_sb_printf(g->out, "%s(", math[e->fn]);
+    /* (math[] ends before perf_hash: indexing it read past the table, issue 27) */
+    pf_sb_printf(g->out, "%s(", e->fn == IR_FN_PERF_HASH ? "pf_rt_perf_hash" : math[e->fn]);
     for (int i = 0; i < e->n_args; i++) {
         if (i)
             pf_sb_puts(g->out, ", ");
@@ -298,14 +299,26 @@ static void cg_for(cgen *g, const ir_stmt *s)
     const char *v = s->var->name;
     if (s->text)
         pf_sb_printf(g->out, "/* %s */\n", s->text), line(g);
-    pf_sb_printf(g->out, "for (int32_t %s = ", v);
+    bool wide = ir_for_counts_wide(s);  /* counted in 64 bits: v += step must not wrap */
+    pf_sb_printf(g->out, "for (%s %s%s = ", wide ? "int64_t" : "int32_t", v, wide ? "_w" : "");
     cg_expr(g, s->lo);
     pf_sb_printf(g->out, ", %s_end = ", v);
     cg_expr(g, s->hi);
     pf_sb_printf(g->out, ", %s_step = ", v);
     cg_expr(g, s->step);
-    pf_sb_printf(g->out, "; %s < %s_end; %s += %s_step) ", v, v, v, v);
+    if (!wide) {
+        pf_sb_printf(g->out, "; %s < %s_end; %s += %s_step) ", v, v, v, v);
+        cg_nested(g, s->then_s);
+        return;
+    }
+    pf_sb_printf(g->out, "; %s_w < %s_end; %s_w += %s_step) {\n", v, v, v, v);
+    g->indent++;
+    line(g);
+    pf_sb_printf(g->out, "const int32_t %s = (int32_t)%s_w;\n", v, v);
     cg_nested(g, s->then_s);
+    g->indent--;
+    line(g);
+    pf_sb_puts(g->out, "}\n");
 }
 
 /* A window buffer's element (origin) is its first: offset = sum origin[d] * stride[d]. */

@@ -321,6 +321,15 @@ ir_stmt *ir_for(ir_func *f, ir_var *v, ir_expr *lo, ir_expr *hi, ir_expr *step,
     return s;
 }
 
+bool ir_for_counts_wide(const ir_stmt *s)
+{
+    int64_t step, hi;
+    if (s->hi->type == IR_I64 || !ir_is_const(s->step, &step))
+        return true;
+    /* the last value is at most hi - 1 */
+    return step != 1 && !(ir_is_const(s->hi, &hi) && hi - 1 + step <= INT32_MAX);
+}
+
 ir_stmt *ir_if(ir_func *f, ir_expr *cond, ir_stmt *then_s, ir_stmt *else_s)
 {
     PF_ASSERT(cond->type == IR_BOOL);

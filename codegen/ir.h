@@ -16,10 +16,14 @@
  *   that contains the let (and nested blocks); IR_VAR_MUT is a mutable local declared by IR_S_DECL
  *   and changed by IR_S_ASSIGN; IR_VAR_LOOP is bound by an IR_S_FOR; IR_VAR_ARRAY is a local
  *   array declared by IR_S_ARRAY_DECL.
- * - IR_S_FOR runs var = lo, lo + step, ... while var < hi (hi exclusive; step > 0). Its `kind`
- *   asks for serial, parallel (iterations on the runtime's thread pool), vectorized (`width`
- *   lanes of SIMD) or unrolled execution; kinds other than serial are only legal on loops whose
- *   iterations are independent.
+ * - IR_S_FOR runs var = lo, lo + step, ... while var < hi (hi exclusive; step > 0), counting
+ *   exactly: var + step never wraps, the loop ends when it would reach hi or pass 2^31 - 1
+ *   (ir_for_counts_wide says when an emitter must count in 64 bits). lo, hi and step are i32,
+ *   or all three i64 on a serial loop whose bounds do not fit (an inclusive upper bound of
+ *   2147483647 is hi = 2^31; `for` loops and reductions, lower_stmt.c): var stays i32 and takes
+ *   only i32 values. Its `kind` asks for serial, parallel (iterations on the runtime's thread
+ *   pool), vectorized (`width` lanes of SIMD) or unrolled execution; kinds other than serial
+ *   are only legal on loops whose iterations are independent.
  * - Buffers are N-D float arrays (N = 1..4) with extents and strides held in variables; x (dim 0)
  *   has stride 1. Pipeline inputs/outputs come from the caller; internal buffers are allocated
  *   zeroed by IR_S_ALLOC around their users. */
@@ -317,6 +321,9 @@ bool ir_is_const(const ir_expr *e, int64_t *ival);  /* integer/bool constants */
 bool ir_is_const_f(const ir_expr *e, float *fval);
 bool ir_expr_equal(const ir_expr *a, const ir_expr *b);  /* structural */
 bool ir_expr_uses_var(const ir_expr *e, const ir_var *v);
+/* Whether loop s must count in 64 bits: its bounds are i64, or var + step may pass 2^31 - 1
+ * (a step other than 1, unless the bounds are constants that rule it out). */
+bool ir_for_counts_wide(const ir_stmt *s);
 
 /* ---- printing and verification ---- */
 

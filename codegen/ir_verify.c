@@ -184,8 +184,13 @@ static int check_for(verifier *v, const ir_stmt *s)
 {
     if (check_expr(v, s->lo) || check_expr(v, s->hi) || check_expr(v, s->step))
         return -1;
-    if (s->lo->type != IR_I32 || s->hi->type != IR_I32 || s->step->type != IR_I32)
-        return fail(v, "loop %s bounds are not i32", s->var->name);
+    ir_type t = s->hi->type;
+    if ((t != IR_I32 && t != IR_I64) || s->lo->type != t || s->step->type != t)
+        return fail(v, "loop %s bounds are not all i32 or all i64", s->var->name);
+    if (t == IR_I64 && s->loop_kind != IR_LOOP_SERIAL)
+        return fail(v, "loop %s has 64-bit bounds but is not serial", s->var->name);
+    if (s->var->type != IR_I32)
+        return fail(v, "loop variable %s is not i32", s->var->name);
     int64_t step;
     if (ir_is_const(s->step, &step) && step < 1)
         return fail(v, "loop %s has step %lld", s->var->name, (long long)step);

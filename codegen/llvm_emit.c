@@ -143,6 +143,61 @@ void em_loop_no_unroll(emit *e, LLVMValueRef br)
  * one-line copies: 242 -> 273 M with every cold loop outlined, 250 M from 64 up). */
 enum { COLD_FUNCTION_MIN_COST = 64 };
 
+static LLVMValueRef widen(emit *e, LLVMValueRef v)
+{
+    return LLVMTypeOf(v) == e->t_i64 ? v : LLVMBuildSExt(e->b, v, e->t_i64, "");
+}
+
+void em_count_open(emit *e, const ir_stmt *s, LLVMValueRef lo, em_count *c)
+{
+    bool wide = ir_for_counts_wide(s) || LLVMTypeOf(lo) == e->t_i64;
+    c->hi = em_expr(e, s->hi);
+    c->step = em_expr(e, s->step);
+    LLVMValueRef iv = entry_alloca(e, e->t_i32, s->var->name);
+    e->var[s->var->id] = iv;
+    c->t = wide ? e->t_i64 : e->t_i32;
+    c->ctr = wide ? entry_alloca(e, e->t_i64, "wide") : iv;
+    if (wide) {
+        lo = widen(e, lo);
+        c->hi = widen(e, c->hi);
+        c->step = widen(e, c->step);
+    }
+    LLVMBuildStore(e->b, lo, c->ctr);
+    c->head = new_block(e, "loop");
+    LLVMBasicBlockRef body = new_block(e, "body");
+    c->exit = new_block(e, "end");
+    LLVMBuildBr(e->b, c->head);
+    LLVMPositionBuilderAtEnd(e->b, c->head);
+    LLVMValueRef v = LLVMBuildLoad2(e->b, c->t, c->ctr, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, v, c->hi, ""), body, c->exit);
+    LLVMPositionBuilderAtEnd(e->b, body);
+    if (wide)  /* below hi <= 2^31: an i32 value */
+        LLVMBuildStore(e->b, LLVMBuildTrunc(e->b, v, e->t_i32, ""), iv);
+}
+
+LLVMValueRef em_count_close(emit *e, em_count *c)
+{
+    /* No wrap: narrow counting steps by 1 below hi, or by a step the bounds leave room for;
+     * wide counting stays within 2^31 + 2^31 * 64. */
+    LLVMValueRef v = LLVMBuildLoad2(e->b, c->t, c->ctr, "");
+    LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, v, c->step, ""), c->ctr);
+    LLVMValueRef br = LLVMBuildBr(e->b, c->head);
+    LLVMPositionBuilderAtEnd(e->b, c->exit);
+    return br;
+}
+
+LLVMValueRef em_trip_count(emit *e, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef step)
+{
+    LLVMValueRef span = LLVMBuildSub(e->b, hi, lo, "");
+    LLVMValueRef n = LLVMBuildAdd(e->b, LLVMBuildSDiv(e->b, LLVMBuildSub(e->b, span, em_i32(e, 1),
+                                                                         ""), step, ""),
+                                  em_i32(e, 1), "");
+    /* lo < hi, not span > 0: an empty loop's span may wrap (lo 2^31 - 1, hi -4 is positive as
+     * an i32 difference: found by fuzz_jit, issue 27). */
+    return LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, lo, hi, ""), n, em_i32(e, 0),
+                           "");
+}
+
 void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
 {
     bool cold = is_tail || s->cold;
@@ -151,23 +206,10 @@ void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
         return;
     }
     e->cold += cold;
-    LLVMValueRef hi = em_expr(e, s->hi), step = em_expr(e, s->step);
-    LLVMValueRef iv = entry_alloca(e, e->t_i32, s->var->name);
-    e->var[s->var->id] = iv;
-    LLVMBuildStore(e->b, lo, iv);
-    LLVMBasicBlockRef head = new_block(e, "loop"), body = new_block(e, "body"),
-                      exit = new_block(e, "end");
-    LLVMBuildBr(e->b, head);
-    LLVMPositionBuilderAtEnd(e->b, head);
-    LLVMValueRef v = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, v, hi, ""), body, exit);
-    LLVMPositionBuilderAtEnd(e->b, body);
+    em_count c;
+    em_count_open(e, s, lo, &c);
     em_stmt(e, s->then_s);
-    v = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
-    LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, v, step, ""), iv);
-    LLVMValueRef br = LLVMBuildBr(e->b, head);
-    em_loop_metadata(e, br, s->unroll, is_tail);
-    LLVMPositionBuilderAtEnd(e->b, exit);
+    em_loop_metadata(e, em_count_close(e, &c), s->unroll, is_tail);
     e->cold -= cold;
 }
 

@@ -106,8 +106,23 @@ void em_stmt(emit *e, const ir_stmt *s);
 void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece);
 /* llvm_parallel.c: a loop nest outlined into the function of a piece of a split compile. */
 void em_outlined_nest(emit *e, const ir_stmt *s, const pf_piece *piece);
-/* A serial loop from lo (a vector loop's scalar tail: is_tail). */
+/* A serial loop from lo, i32 or i64 (a vector loop's scalar tail: is_tail). */
 void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail);
+/* The counting of a serial loop (ir.h: exact; in 64 bits where ir_for_counts_wide says so or
+ * lo is i64). em_count_open evaluates hi and step, binds s's variable and leaves the builder in
+ * the body; em_count_close adds the step, branches back (the branch is returned, for loop
+ * metadata) and leaves the builder after the loop. */
+typedef struct em_count {
+    LLVMValueRef ctr, hi, step;  /* the counter's alloca (var's own when not wide) */
+    LLVMTypeRef t;
+    LLVMBasicBlockRef head, exit;
+} em_count;
+void em_count_open(emit *e, const ir_stmt *s, LLVMValueRef lo, em_count *c);
+LLVMValueRef em_count_close(emit *e, em_count *c);
+/* Iterations of [lo, hi) by step > 0 (i32 values): 0 when lo >= hi (for any lo and hi), else
+ * (hi - lo - 1) / step + 1, exact when lo >= 0 (the vector and parallel loops it counts start
+ * at 0 or later). */
+LLVMValueRef em_trip_count(emit *e, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef step);
 /* llvm_parallel.c: a cold serial loop (a border copy, a scalar tail) from lo, outlined into an
  * internal function named EM_COLD_NAME that is never inlined and is compiled by LLVM's fast
  * instruction selector (jit_optimize marks it optnone after the IR passes). */

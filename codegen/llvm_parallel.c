@@ -430,12 +430,7 @@ void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece)
     LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi), step = em_expr(e, s->step);
     int n_var_slots;
     LLVMValueRef closure = pack_closure(e, &c, lo, step, true, &n_var_slots);
-    LLVMValueRef span = LLVMBuildSub(e->b, hi, lo, "");
-    LLVMValueRef n = LLVMBuildSDiv(e->b, LLVMBuildAdd(e->b, span, LLVMBuildSub(e->b, step,
-                                                                               em_i32(e, 1), ""),
-                                                      ""), step, "");
-    LLVMValueRef pos = LLVMBuildICmp(e->b, LLVMIntSGT, span, em_i32(e, 0), "");
-    n = LLVMBuildSelect(e->b, pos, n, em_i32(e, 0), "");
+    LLVMValueRef n = em_trip_count(e, lo, hi, step);
     /* The outlined body. */
     saved_state out;
     save(e, &out);
@@ -512,8 +507,10 @@ void em_cold_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
     restore(e, &out);
     /* called only when the loop runs at all: a vector loop's tail is mostly empty */
     LLVMBasicBlockRef call = new_block(e, "cold"), done = new_block(e, "cold_done");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, lo, em_expr(e, s->hi), ""), call,
-                    done);
+    LLVMValueRef hi = em_expr(e, s->hi);
+    if (LLVMTypeOf(lo) != LLVMTypeOf(hi))  /* a wide tail's start */
+        hi = LLVMBuildSExt(e->b, hi, e->t_i64, "");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, lo, hi, ""), call, done);
     LLVMPositionBuilderAtEnd(e->b, call);
     return_on_failure(e, LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args,
                                         (unsigned)n, ""));

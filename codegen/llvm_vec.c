@@ -1000,21 +1000,10 @@ static void vif(vec *v, const ir_stmt *s)
 static void vfor(vec *v, const ir_stmt *s)
 {
     emit *e = v->e;
-    LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi), step = em_expr(e, s->step);
-    LLVMValueRef iv = entry_alloca(e, e->t_i32, s->var->name);
-    e->var[s->var->id] = iv;  /* a uniform loop variable: read with em_var */
-    LLVMBuildStore(e->b, lo, iv);
-    LLVMBasicBlockRef head = new_block(e, "vloop"), body = new_block(e, "vbody"),
-                      exit = new_block(e, "vend");
-    LLVMBuildBr(e->b, head);
-    LLVMPositionBuilderAtEnd(e->b, head);
-    LLVMValueRef cur = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, cur, hi, ""), body, exit);
-    LLVMPositionBuilderAtEnd(e->b, body);
+    em_count c;  /* a uniform loop variable: read with em_var */
+    em_count_open(e, s, em_expr(e, s->lo), &c);
     vstmt(v, s->then_s);
-    cur = LLVMBuildLoad2(e->b, e->t_i32, iv, "");
-    LLVMBuildStore(e->b, LLVMBuildNSWAdd(e->b, cur, step, ""), iv);
-    LLVMValueRef br = LLVMBuildBr(e->b, head);
+    LLVMValueRef br = em_count_close(e, &c);
     /* Before a median network, the loops that fill the window: the innermost is unrolled (its
      * elements at constant offsets, 8% fewer instructions run), the others would only copy
      * code (compile time). */
@@ -1023,7 +1012,6 @@ static void vfor(vec *v, const ir_stmt *s)
         em_loop_metadata(e, br, 1, false);
         e->cold--;
     }
-    LLVMPositionBuilderAtEnd(e->b, exit);
 }
 
 static void vstmt(vec *v, const ir_stmt *s)
@@ -1110,11 +1098,7 @@ LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s)
     int64_t step;
     ir_is_const(s->step, &step);
     LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi);
-    LLVMValueRef span = LLVMBuildSub(e->b, hi, lo, "");
-    LLVMValueRef n = LLVMBuildSDiv(e->b, LLVMBuildAdd(e->b, span, em_i32(e, step - 1), ""),
-                                   em_i32(e, step), "");
-    n = LLVMBuildSelect(e->b, LLVMBuildICmp(e->b, LLVMIntSGT, span, em_i32(e, 0), ""), n,
-                        em_i32(e, 0), "");
+    LLVMValueRef n = em_trip_count(e, lo, hi, em_i32(e, step));
     LLVMValueRef nv = LLVMBuildSDiv(e->b, n, em_i32(e, W), "");
     LLVMValueRef i = entry_alloca(e, e->t_i32, "vi");
     LLVMBuildStore(e->b, em_i32(e, 0), i);
@@ -1160,6 +1144,12 @@ LLVMValueRef em_vector_loop(emit *e, const ir_stmt *s)
     free(v.val);
     free(v.vslot);
     free(v.uniform);
+    /* lo + nv * W * step may pass 2^31 - 1 (after the last iteration) where the loop counts
+     * wide: then the tail starts from an i64 */
+    if (ir_for_counts_wide(s))
+        return LLVMBuildAdd(e->b, LLVMBuildSExt(e->b, lo, e->t_i64, ""),
+                            LLVMBuildMul(e->b, LLVMBuildSExt(e->b, nv, e->t_i64, ""),
+                                         em_i64(e, (int64_t)W * step), ""), "");
     return LLVMBuildAdd(e->b, lo, LLVMBuildMul(e->b, LLVMBuildMul(e->b, nv, em_i32(e, W), ""),
                                                em_i32(e, step), ""), "");
 }

@@ -412,8 +412,10 @@ static bool touches(const ir_stmt *s, const ir_buffer *buf, int *stores)
         r |= reads_buffer(s->idx[i], buf);
     for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
         r |= touches(s->body[i], buf, stores);
-    if (s->kind != IR_S_BLOCK)
-        r |= touches(s->then_s, buf, stores) | touches(s->else_s, buf, stores);
+    if (s->kind != IR_S_BLOCK) {  /* both walked: they count stores */
+        r |= touches(s->then_s, buf, stores);
+        r |= touches(s->else_s, buf, stores);
+    }
     return r;
 }
 

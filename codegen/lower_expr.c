@@ -2,6 +2,7 @@
  * helper calls and reductions. Expressions with statements of their own (a function body, a
  * reduction loop) emit those statements first and return a reference to the result. */
 #include "codegen/lower_internal.h"
+#include "lang/walk.h"
 
 #include "base/error.h"
 #include "perforate/exec.h"
@@ -384,10 +385,14 @@ static ir_expr *lower_reduce_loop(lower_ctx *c, const pf_expr *e, ir_type t, ir_
     lower_emit(c, ir_assign(f, acc, reduce_step(c, e->reduce_op, ir_ref(f, acc), v)));
     c->out = outer;
     c->frame->slots[slot] = saved;
-    ir_expr *end = irf_bin(f, IR_ADD, hi, ir_const_i32(f, 1));
-    lower_emit(c, ir_for(f, iv, lo, end, NULL, IR_LOOP_SERIAL, ir_list_block(f, &body)));
+    ir_expr *step = ir_const_i32(f, 1);
+    ir_expr *end = lower_range(c, &lo, hi, &step, 1);
+    lower_emit(c, ir_for(f, iv, lo, end, step, IR_LOOP_SERIAL, ir_list_block(f, &body)));
     return lower_snapshot(c, "red", ir_ref(f, acc));
 }
+
+/* pf_check's size limit counts what is unrolled here (lang/walk.h). */
+_Static_assert(PF_UNROLL_REDUCTION <= PF_NODES_UNROLL_TAPS, "unrolling beyond what is counted");
 
 static ir_expr *lower_reduce(lower_ctx *c, const pf_expr *e)
 {
@@ -448,11 +453,12 @@ static const pf_stmt *single_return(const pf_func *fn)
 static ir_expr *lower_call(lower_ctx *c, const pf_expr *e)
 {
     const pf_func *fn = e->sym->func;
-    if (++c->inline_depth > 64)
-        pf_die("helper inlining deeper than 64 (recursion should have been rejected)");
+    /* Arguments are the caller's expressions: g(g(g(x))) nests no deeper than g itself. */
     ir_expr **args = pf_arena_alloc(c->f->arena, sizeof *args * (size_t)(e->n_args + 1));
     for (int i = 0; i < e->n_args; i++)
         args[i] = lower_expr(c, e->args[i]);
+    if (++c->inline_depth > PF_MAX_CALL_DEPTH)
+        pf_die("helper inlining deeper than %d (pf_check limits it)", PF_MAX_CALL_DEPTH);
     lower_frame fr = { 0 }, *saved = c->frame;
     fr.n_slots = fn->n_slots;
     fr.slots = pf_arena_alloc(c->f->arena, sizeof *fr.slots * (size_t)(fn->n_slots + 1));

@@ -83,6 +83,8 @@ ir_expr *lower_expr(lower_ctx *c, const pf_expr *e);
 /* Lowers e and converts it to `to` (int -> float, as the language's implicit conversion). */
 ir_expr *lower_expr_as(lower_ctx *c, const pf_expr *e, ir_type to);
 void lower_stmt(lower_ctx *c, const pf_stmt *s);
+/* The IR bounds [lo, end) of an inclusive range lo .. hi by step (lower_stmt.c). */
+ir_expr *lower_range(lower_ctx *c, ir_expr **lo, ir_expr *hi, ir_expr **step, int64_t mult);
 /* Whether s assigns the local sym anywhere inside it (lower_expr.c). */
 bool lower_stmt_assigns(const pf_stmt *s, const pf_symbol *sym);
 /* Emits `let name = value` unless value is trivial (constant or variable), and returns a
@@ -90,6 +92,10 @@ bool lower_stmt_assigns(const pf_stmt *s, const pf_symbol *sym);
 ir_expr *lower_snapshot(lower_ctx *c, const char *name, ir_expr *value);
 ir_expr *lower_convert(lower_ctx *c, ir_expr *v, ir_type to);
 void lower_emit(lower_ctx *c, ir_stmt *s);
+/* min(a * k, PF_MAX_EXTENT) without overflow, for 1 <= a <= PF_MAX_EXTENT and k >= 1: a
+ * lattice step times a tile, a spacing or a perforation step (lower_stage.c). A step of
+ * PF_MAX_EXTENT or more runs one iteration in any dimension (lang.h), like the product. */
+ir_expr *lower_step_mul(ir_func *f, ir_expr *a, int64_t k);
 /* lower_stage.c */
 void lower_stage(lower_ctx *c, const pf_stage *st);
 lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st);

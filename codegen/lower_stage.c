@@ -10,8 +10,19 @@
 
 /* ---- the lattice ---- */
 
+ir_expr *lower_step_mul(ir_func *f, ir_expr *a, int64_t k)
+{
+    if (k == 1)
+        return a;
+    ir_expr *cap = ir_const_i32(f, (int32_t)PF_MAX_EXTENT);
+    return irf_select(f, irf_bin(f, IR_LT, ir_const_i32(f, (int32_t)(PF_MAX_EXTENT / k)), a), cap,
+                      irf_bin(f, IR_MUL, a, ir_const_i32(f, (int32_t)k)));
+}
+
 /* Variable d's loop: [lo, hi) by step within the image. An `over` range lo..hi step s is
- * intersected with [0, extent) without moving its anchor. */
+ * intersected with [0, extent) without moving its anchor. Its bounds may be any ints: nothing
+ * here overflows, and the lattice is 0 <= lo, hi <= extent, 1 <= step <= PF_MAX_EXTENT (a
+ * longer step runs one iteration as well). */
 static void stage_bounds(lower_ctx *c, const pf_stage *st, int d, ir_buffer *buf,
                          lower_lattice *L)
 {
@@ -30,19 +41,22 @@ static void stage_bounds(lower_ctx *c, const pf_stage *st, int d, ir_buffer *buf
     ir_expr *h = lower_expr_as(c, r->hi, IR_I32);
     ir_expr *s = r->step ? irf_bin(f, IR_MAX, lower_expr_as(c, r->step, IR_I32), one) : one;
     s = lower_snapshot(c, "over_step", s);
-    /* First in-range iterate: l + ceil(-l / s) * s when l < 0. */
-    ir_expr *skip = irf_bin(f, IR_DIV, irf_bin(f, IR_ADD, irf_un(f, IR_NEG, l),
-                                               irf_bin(f, IR_SUB, s, one)), s);
-    ir_expr *first = irf_bin(f, IR_ADD, l, irf_bin(f, IR_MUL, skip, s));
+    /* First in-range iterate: l + ceil(-l / s) * s = (l % s + s) % s when l < 0. */
+    ir_expr *first = irf_bin(f, IR_MOD, irf_bin(f, IR_ADD, irf_bin(f, IR_MOD, l, s), s), s);
     ir_expr *lo = lower_snapshot(c, "over_first", irf_select(f, irf_bin(f, IR_LT, l, zero),
                                                              first, l));
-    ir_expr *hi = lower_snapshot(c, "over_end", irf_bin(f, IR_MIN, irf_bin(f, IR_ADD, h, one),
-                                                        extent));
-    ir_expr *span = irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, hi, lo), irf_bin(f, IR_SUB, s, one));
+    ir_expr *last = irf_bin(f, IR_MIN, h, irf_bin(f, IR_SUB, extent, one));
+    ir_expr *hi = lower_snapshot(c, "over_end", irf_bin(f, IR_ADD, last, one));
+    s = lower_snapshot(c, "over_stride", irf_bin(f, IR_MIN, s,
+                                                 ir_const_i32(f, (int32_t)PF_MAX_EXTENT)));
+    /* hi - min(lo, hi) is in [0, extent]: hi itself may be -2^31 + 1 and lo 2^31 - 1 */
+    ir_expr *span = irf_bin(f, IR_SUB, hi, irf_bin(f, IR_MIN, lo, hi));
     L->lo[d] = lo;
     L->hi[d] = hi;
     L->step[d] = s;
-    L->n[d] = lower_snapshot(c, "over_n", irf_bin(f, IR_MAX, irf_bin(f, IR_DIV, span, s), zero));
+    L->n[d] = lower_snapshot(c, "over_n", irf_bin(f, IR_DIV, irf_bin(f, IR_ADD, span,
+                                                                      irf_bin(f, IR_SUB, s, one)),
+                                                  s));
 }
 
 lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st)
@@ -62,7 +76,7 @@ lower_lattice *lower_stage_lattice(lower_ctx *c, const pf_stage *st)
 
 ir_expr *lower_sample_step(lower_ctx *c, const pf_stage *st, const lower_lattice *L, int d)
 {
-    return irf_bin(c->f, IR_MUL, L->step[d], ir_const_i32(c->f, lower_approx(c, st)->spacing[d]));
+    return lower_step_mul(c->f, L->step[d], lower_approx(c, st)->spacing[d]);
 }
 
 /* ---- on-demand storage ---- */
@@ -200,15 +214,17 @@ static nest_loop tile_loop(lower_ctx *c, const nest_spec *ns, nest_loop *inner, 
     char name[64];
     snprintf(name, sizeof name, "%.40so", ns->st->var_names[d]);
     ir_var *o = ir_var_new(f, name, IR_I32, IR_VAR_LOOP);
-    ir_expr *big = irf_bin(f, IR_MUL, inner->step, ir_const_i32(f, t));
+    ir_expr *big = lower_step_mul(f, inner->step, t);
     nest_loop l = { o, inner->lo, inner->hi, big, inner->align, IR_LOOP_SERIAL, 1, 0, NULL,
                     false, 0 };
     inner->lo = ir_ref(f, o);
-    /* a tile filled on its own also computes the next tile's first sample */
-    ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);
-    if (ns->fill)
-        end = irf_bin(f, IR_ADD, end, ir_const_i32(f, 1));
-    inner->hi = irf_bin(f, IR_MIN, end, inner->hi);
+    ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);  /* < 2^31: o < 2^30, big <= 2^30 */
+    if (ns->fill)  /* a tile filled on its own also computes the next tile's first sample */
+        inner->hi = irf_bin(f, IR_ADD, irf_bin(f, IR_MIN, end, irf_bin(f, IR_SUB, inner->hi,
+                                                                       ir_const_i32(f, 1))),
+                            ir_const_i32(f, 1));
+    else
+        inner->hi = irf_bin(f, IR_MIN, end, inner->hi);
     return l;
 }
 
@@ -410,17 +426,19 @@ static void nest_loop_perf(lower_ctx *c, nest_spec *ns, int r)
     ir_expr *n_f = irf_cast(f, IR_F32, L->n[r]);
     switch (p->kind) {
     case PF_PERF_STEP:
-        ns->step[r] = irf_bin(f, IR_MUL, L->step[r], ir_const_i32(f, p->step));
+        ns->step[r] = lower_step_mul(f, L->step[r], p->step);
         break;
-    case PF_PERF_FIRST: {
+    case PF_PERF_FIRST: {  /* lo + m * step only where it is a lattice point (no overflow) */
         ir_expr *m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, p->frac), n_f));
-        ns->hi[r] = irf_bin(f, IR_MIN, L->hi[r], irf_bin(f, IR_ADD, L->lo[r],
-                                                         irf_bin(f, IR_MUL, m, L->step[r])));
+        ir_expr *at = irf_bin(f, IR_ADD, L->lo[r], irf_bin(f, IR_MUL, m, L->step[r]));
+        ns->hi[r] = irf_bin(f, IR_MIN, L->hi[r],
+                            irf_select(f, irf_bin(f, IR_LT, m, L->n[r]), at, L->hi[r]));
         break;
     }
     case PF_PERF_LAST: {
         ir_expr *m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, 1.0f - p->frac), n_f));
-        ns->lo[r] = irf_bin(f, IR_ADD, L->lo[r], irf_bin(f, IR_MUL, m, L->step[r]));
+        ir_expr *at = irf_bin(f, IR_ADD, L->lo[r], irf_bin(f, IR_MUL, m, L->step[r]));
+        ns->lo[r] = irf_select(f, irf_bin(f, IR_LT, m, L->n[r]), at, L->hi[r]);
         break;
     }
     case PF_PERF_RANDOM:
@@ -491,8 +509,12 @@ static ir_buffer *mask_buffer(lower_ctx *c, const pf_stage *st, const lower_latt
     snprintf(name, sizeof name, "%.60s_%s", st->name, what);
     ir_buffer *b = ir_buffer_new(f, name, IR_BUF_INTERNAL, 2);
     b->dense = true;  /* the stage runtime reads planes with row stride n1 */
-    lower_emit(c, ir_let(f, b->extent[0], L->n[0]));
-    lower_emit(c, ir_let(f, b->extent[1], st->n_vars > 1 ? L->n[1] : ir_const_i32(f, 1)));
+    /* at least 1 x 1: an `over` range can leave no lattice point (n 0), and an allocation of
+     * nothing failed as if memory ran out (found by fuzz_jit); the runtime is told n */
+    ir_expr *one = ir_const_i32(f, 1);
+    lower_emit(c, ir_let(f, b->extent[0], irf_bin(f, IR_MAX, L->n[0], one)));
+    lower_emit(c, ir_let(f, b->extent[1], st->n_vars > 1 ? irf_bin(f, IR_MAX, L->n[1], one)
+                                                         : one));
     return b;
 }
 
@@ -588,7 +610,7 @@ static void cut_channels(lower_ctx *c, const pf_stage *st, nest_spec *ns, bool o
         return;
     }
     ir_expr *cut = irf_bin(f, IR_ADD, ns->L->lo[k - 1],
-                           irf_bin(f, IR_MUL, ir_const_i32(f, a->channels), ns->L->step[k - 1]));
+                           lower_step_mul(f, ns->L->step[k - 1], a->channels));
     ns->hi[k - 1] = irf_bin(f, IR_MIN, ns->hi[k - 1], cut);
 }
 
@@ -633,6 +655,29 @@ static void lower_sampled(lower_ctx *c, const pf_stage *st, nest_spec *ns, ir_va
         emit_copy_channels(c, st, L, img);
 }
 
+/* An approximated stage whose lattice is empty (an `over` range with no point in the image)
+ * runs no part at all, as in the interpreter: the stage runtime refuses empty planes (found by
+ * fuzz_jit: adaptive sampling of an empty range failed the run). */
+static void lower_sampled_nonempty(lower_ctx *c, const pf_stage *st, nest_spec *ns,
+                                   ir_var **vars)
+{
+    if (!st->over) {  /* the lattice is the image: never empty */
+        lower_sampled(c, st, ns, vars);
+        return;
+    }
+    ir_func *f = c->f;
+    ir_expr *cond = NULL;
+    for (int d = 0; d < st->n_vars; d++) {
+        ir_expr *t = irf_bin(f, IR_LT, ir_const_i32(f, 0), ns->L->n[d]);
+        cond = cond ? irf_bin(f, IR_AND, cond, t) : t;
+    }
+    ir_list body = { 0 }, *outer = c->out;
+    c->out = &body;
+    lower_sampled(c, st, ns, vars);
+    c->out = outer;
+    lower_emit(c, ir_if(f, cond, ir_list_block(f, &body), NULL));
+}
+
 void lower_stage(lower_ctx *c, const pf_stage *st)
 {
     ir_func *f = c->f;
@@ -657,7 +702,7 @@ void lower_stage(lower_ctx *c, const pf_stage *st)
     ns.fill = fill;
     nest_exact(&ns, L, st->n_vars);
     if (ns.a)
-        lower_sampled(c, st, &ns, vars);
+        lower_sampled_nonempty(c, st, &ns, vars);
     else
         lower_emit(c, build_nest(c, &ns, vars));
     if (fill)

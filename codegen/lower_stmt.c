@@ -202,39 +202,50 @@ static void lower_if(lower_ctx *c, const pf_stmt *s)
     lower_emit(c, ir_if(c->f, cond, then_s, else_s));
 }
 
+/* A constant of type t (i32 or i64). */
+static ir_expr *const_of(ir_func *f, ir_type t, int64_t v)
+{
+    return t == IR_I64 ? ir_const_i64(f, v) : ir_const_i32(f, (int32_t)v);
+}
+
 /* Loop perforation of a named loop (docs/perforation.md §5): new bounds or step, or a skip
- * test on the iteration index. Returns the test for `random`, else NULL. */
+ * test on the iteration index. Returns the test for `random`, else NULL. The bounds are of
+ * lo's type (lower_range), and nothing here overflows it: lo + m * step only for m < n. */
 static ir_expr *perforate_for(lower_ctx *c, const pf_loop_perf *p, ir_expr *lo, ir_expr **end,
                               ir_expr **step, ir_expr **first, ir_expr *v)
 {
     ir_func *f = c->f;
-    ir_expr *one = ir_const_i32(f, 1);
+    ir_type t = lo->type;
+    ir_expr *one = const_of(f, t, 1);
     ir_expr *n = irf_bin(f, IR_MAX, irf_bin(f, IR_DIV, irf_bin(f, IR_ADD, irf_bin(f, IR_SUB,
                                                                                  *end, lo),
                                                                  irf_bin(f, IR_SUB, *step, one)),
-                                            *step), ir_const_i32(f, 0));
+                                            *step), const_of(f, t, 0));
     n = lower_snapshot(c, "iterations", n);
     ir_expr *n_f = irf_cast(f, IR_F32, n);
+    ir_expr *m = NULL;
     switch (p->kind) {
     case PF_PERF_STEP:
-        *step = lower_snapshot(c, "step", irf_bin(f, IR_MUL, *step, ir_const_i32(f, p->step)));
+        *step = lower_snapshot(c, "step", irf_bin(f, IR_MUL, *step, const_of(f, t, p->step)));
         return NULL;
-    case PF_PERF_FIRST: {
-        ir_expr *m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, p->frac), n_f));
-        *end = lower_snapshot(c, "end", irf_bin(f, IR_ADD, lo, irf_bin(f, IR_MUL, m, *step)));
+    case PF_PERF_FIRST:
+    case PF_PERF_LAST:
+        m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, p->kind == PF_PERF_FIRST
+                                                                   ? p->frac : 1.0f - p->frac),
+                                        n_f));
+        m = irf_cast(f, t, m);
+        m = irf_select(f, irf_bin(f, IR_LT, m, n),
+                       irf_bin(f, IR_ADD, lo, irf_bin(f, IR_MUL, m, *step)), *end);
+        if (p->kind == PF_PERF_FIRST)
+            *end = lower_snapshot(c, "end", m);
+        else
+            *first = lower_snapshot(c, "lo", m);
         return NULL;
-    }
-    case PF_PERF_LAST: {
-        ir_expr *m = irf_cast(f, IR_I32, irf_bin(f, IR_MUL, ir_const_f32(f, 1.0f - p->frac),
-                                                 n_f));
-        *first = lower_snapshot(c, "lo", irf_bin(f, IR_ADD, lo, irf_bin(f, IR_MUL, m, *step)));
-        return NULL;
-    }
     case PF_PERF_RANDOM: {
         ir_expr *zero = ir_const_i32(f, 0);
         int k = c->stage ? c->stage->n_vars : 0;
-        ir_expr *args[4] = { ir_const_i32(f, p->id),
-                             irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, v, lo), *step),
+        ir_expr *j = irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, irf_cast(f, t, v), lo), *step);
+        ir_expr *args[4] = { ir_const_i32(f, p->id), irf_cast(f, IR_I32, j),
                              k > 0 ? c->own.coord[0] : zero, k > 1 ? c->own.coord[1] : zero };
         ir_expr *h = ir_call(f, IR_FN_PERF_HASH, IR_F32, 4, args);
         return irf_bin(f, IR_LT, h, ir_const_f32(f, p->frac));
@@ -243,19 +254,38 @@ static ir_expr *perforate_for(lower_ctx *c, const pf_loop_perf *p, ir_expr *lo, 
     return NULL;
 }
 
+/* The IR bounds of an inclusive range lo .. hi by step >= 1 (a `for` loop, scaled by `mult`
+ * when loop-perforated, or a reduction): [lo, end) in i32 when constants leave room for the
+ * sums the loop and the passes form (end + step, end - lo + step), else in i64 (ir.h), where
+ * end = 2^31 for hi = 2147483647 fits. Sets *end; converts lo and step. */
+ir_expr *lower_range(lower_ctx *c, ir_expr **lo, ir_expr *hi, ir_expr **step, int64_t mult)
+{
+    ir_func *f = c->f;
+    int64_t l, h, s;
+    bool narrow = ir_is_const(*lo, &l) && ir_is_const(hi, &h) && ir_is_const(*step, &s) &&
+                  h + s * mult <= INT32_MAX && h - l + s * mult <= INT32_MAX;
+    if (narrow)
+        return lower_snapshot(c, "end", irf_bin(f, IR_ADD, hi, ir_const_i32(f, 1)));
+    *lo = irf_cast(f, IR_I64, *lo);
+    *step = irf_cast(f, IR_I64, *step);
+    return lower_snapshot(c, "end", irf_bin(f, IR_ADD, irf_cast(f, IR_I64, hi),
+                                            ir_const_i64(f, 1)));
+}
+
 static void lower_for(lower_ctx *c, const pf_stmt *s)
 {
     ir_func *f = c->f;
     ir_expr *lo = lower_snapshot(c, "lo", lower_expr_as(c, s->lo, IR_I32));
     ir_expr *hi = lower_expr_as(c, s->hi, IR_I32);
-    ir_expr *end = lower_snapshot(c, "end", irf_bin(f, IR_ADD, hi, ir_const_i32(f, 1)));
     ir_expr *step = ir_const_i32(f, 1);
     if (s->step)
         step = lower_snapshot(c, "step", irf_bin(f, IR_MAX, lower_expr_as(c, s->step, IR_I32),
                                                  ir_const_i32(f, 1)));
+    const pf_loop_approx *la = s->loop_id >= 0 ? c->plan->loops[s->loop_id] : NULL;
+    int64_t mult = la && la->perf.kind == PF_PERF_STEP ? la->perf.step : 1;
+    ir_expr *end = lower_range(c, &lo, hi, &step, mult);
     ir_var *iv = ir_var_new(f, s->sym->name, IR_I32, IR_VAR_LOOP);
     ir_expr *first = lo, *keep = NULL;
-    const pf_loop_approx *la = s->loop_id >= 0 ? c->plan->loops[s->loop_id] : NULL;
     if (la)
         keep = perforate_for(c, &la->perf, lo, &end, &step, &first, ir_ref(f, iv));
     c->frame->slots[s->sym->slot] = ir_ref(f, iv);

@@ -70,9 +70,17 @@ static bool outside(const split *sp, const aff *a)
     return true;
 }
 
+/* Bounds become i32 code (aff_to_expr, bound_expr): one whose constant is beyond +-2^30 is
+ * not used (the check stays), or it would wrap: a read at y - 2^31 was once "proven" inside
+ * the image by a bound of 2^31 that wrapped to -2^31 (found by fuzz_jit, issue 27). */
+static bool fits_code(const aff *a)
+{
+    return a->c >= -((int64_t)1 << 30) && a->c <= ((int64_t)1 << 30);
+}
+
 static void add(split *sp, const void *site, int dim, bool lower, int64_t k, aff bound)
 {
-    if (sp->n < MAX_CONSTRAINTS && bound.ok) {
+    if (sp->n < MAX_CONSTRAINTS && bound.ok && fits_code(&bound)) {
         constraint c = { site, dim, lower, k, bound };
         sp->c[sp->n++] = c;
         sp->outside_vector += sp->vector_depth == 0;
@@ -117,7 +125,8 @@ static void index_constraints(bounds_ctx *b, split *sp, const void *site, const 
     aff ext = aff_of(&b->env, ir_ref(b->f, buf->extent[d]));
     aff lo = over_inner_loops(b, sp, aff_scale(off, -1), true);
     aff hi = over_inner_loops(b, sp, aff_sub(aff_add(ext, aff_const(-1)), off), false);
-    if (!lo.ok || !hi.ok)
+    /* both sides or neither: a site with one constraint found counts as checked */
+    if (!lo.ok || !hi.ok || !fits_code(&lo) || !fits_code(&hi) || sp->n + 2 > MAX_CONSTRAINTS)
         return;
     add(sp, site, d, true, k, lo);
     add(sp, site, d, false, k, hi);
@@ -801,7 +810,9 @@ static bool checks_only_in_split_vector_loop(bounds_ctx *b, const ir_stmt *s, co
 
 static ir_stmt *bounds_for(bounds_ctx *b, const ir_stmt *s)
 {
-    if (!s->no_split && !short_loop(s) && !(b->in_border && ir_has_loop(s->then_s))) {
+    /* (a loop with 64-bit bounds is not split: its parts' arithmetic would be i32) */
+    if (!s->no_split && !short_loop(s) && !(b->in_border && ir_has_loop(s->then_s)) &&
+        s->hi->type == IR_I32) {
         split *sp = collect_split(b, s);
         sp->n_all = sp->n;
         memcpy(sp->all, sp->c, sizeof *sp->c * (size_t)sp->n);

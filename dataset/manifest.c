@@ -293,6 +293,10 @@ pf_manifest *pf_manifest_load(const char *path_or_dir, pf_error *err)
             *strrchr(dir, '/') = '\0';
             m = pf_manifest_parse(text, file, dir[0] ? dir : "/", err);
             free(dir);
+            if (m) {  /* the file read, which need not be named manifest.tsv */
+                free(m->path);
+                m->path = pf_xstrdup(file);
+            }
         }
         free(text);
     }

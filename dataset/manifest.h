@@ -81,6 +81,14 @@ typedef struct pf_manifest {
     size_t count, cap;
 } pf_manifest;
 
+/* The benchmark used when none is named (dataset/default_dir.c): $PERFORA_DATASET when set;
+ * else the first directory holding a manifest.tsv among data/images next to the pipeline's
+ * directory (apps/blur.pf: apps/../data/images) or inside it, in the working directory, in
+ * PREFIX/share/perfora for an installed perfora (PREFIX/bin/perfora), and in the source tree it
+ * was built from. NULL with the places tried when there is none. */
+#define PF_DATASET_ENV "PERFORA_DATASET"
+char *pf_dataset_default(const char *program, pf_error *err);
+
 /* Loads a manifest from a manifest file's path or from a directory holding manifest.tsv.
  * Checks the format only (not that the files exist: see pf_manifest_verify). */
 pf_manifest *pf_manifest_load(const char *path_or_dir, pf_error *err);

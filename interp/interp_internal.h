@@ -101,7 +101,7 @@ const char *pf_iop_signature(pf_iop op);
 
 
 /* The deepest chain of helper calls the interpreter accepts (each level uses C stack). */
-#define PF_ICALL_DEPTH_MAX 500
+#define PF_ICALL_DEPTH_MAX PF_MAX_CALL_DEPTH  /* what pf_check allows */
 
 /* How a slot is filled before a unit runs. */
 typedef enum pf_ifill_kind {

@@ -236,6 +236,10 @@ struct pf_func {
     pf_symbol *sym;
     /* Added by the front end (appended): */
     pf_loc *param_locs;        /* [n_params]: where each parameter is named */
+    /* After checking: nodes of the body with every helper it calls inlined (lang/walk.h), and
+     * the depth of its calls (1: it calls no helper). */
+    int64_t inlined_nodes;
+    int call_depth;
 };
 
 typedef struct pf_range {

@@ -50,9 +50,9 @@ static int bind_inputs(const pf_program *prog, const int64_t input_extents[][PF_
         for (int d = 0; d < img->ndims && rc == 0; d++) {
             int64_t ext = input_extents[i][d];
             b->extents[img->index][d] = ext;
-            if (ext < 1 || ext > INT32_MAX)
+            if (ext < 1 || ext > PF_MAX_EXTENT)
                 rc = pf_fail(err, "input '%s' has extent %lld in dimension %d (must be 1 to "
-                             "2147483647)", img->name, (long long)ext, d);
+                             "%lld)", img->name, (long long)ext, d, (long long)PF_MAX_EXTENT);
             else if (img->extents[d]->kind == PF_E_NAME && img->extents[d]->sym &&
                      img->extents[d]->sym->kind == PF_SYM_SIZE)
                 rc = bind_size(prog, img, d, ext, b, set, setter, err);
@@ -76,6 +76,9 @@ static int bind_image(const pf_image_decl *img, const pf_param_values *params,
         if (v.i < 1)
             return pf_fail(err, "extent %d of image '%s' is %d (must be >= 1)", d, img->name,
                            (int)v.i);
+        if (v.i > PF_MAX_EXTENT)
+            return pf_fail(err, "extent %d of image '%s' is %d (at most %lld)", d, img->name,
+                           (int)v.i, (long long)PF_MAX_EXTENT);
         b->extents[img->index][d] = v.i;
         count *= v.i;
         if (count > PF_MAX_IMAGE_ELEMS)

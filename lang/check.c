@@ -430,7 +430,10 @@ int pf_check(pf_program *prog, pf_diags *diags)
     pf_checker c;
     init_checker(&c, prog, diags);
     check_top_level(&c);
+    int before = c.n_errors;
     pf_check_recursion(&c);
+    if (c.n_errors == before)
+        pf_check_inlining(&c);
     if (!has_pipeline(prog)) {
         pf_loc l = {1, 1};
         pf_check_error(&c, l, "the file declares no pipeline");

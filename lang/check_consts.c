@@ -3,6 +3,7 @@
  * helper functions (an iterative depth-first search, so a long call chain cannot overflow the
  * stack). */
 #include "lang/check_internal.h"
+#include "lang/walk.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -246,4 +247,87 @@ void pf_check_recursion(pf_checker *c)
     for (int i = 0; i < n; i++)
         if (color[i] == WHITE)
             dfs(c, &g, i, color, stack, next, pos, reported);
+}
+
+/* ---- how much inlining helpers cost (issue 27) ---- */
+
+/* Post-order over the (acyclic) call graph, without recursion: callees before callers. */
+static void inline_sizes(pf_checker *c, const call_graph *g, int root, char *done, int *stack,
+                         int *next)
+{
+    int top = 0;
+    stack[0] = root;
+    next[0] = g->first[root];
+    while (top >= 0) {
+        int u = stack[top];
+        if (next[top] < g->first[u + 1]) {
+            int v = g->edges[next[top]++].callee;
+            if (!done[v]) {
+                stack[++top] = v;
+                next[top] = g->first[v];
+            }
+            continue;
+        }
+        pf_func *f = c->prog->funcs[u];
+        f->inlined_nodes = pf_stmt_nodes(f->body);  /* callees' sizes are known */
+        f->call_depth = 1;
+        for (int i = g->first[u]; i < g->first[u + 1]; i++) {
+            int d = c->prog->funcs[g->edges[i].callee]->call_depth + 1;
+            f->call_depth = d > f->call_depth ? d : f->call_depth;
+        }
+        done[u] = 1;
+        top--;
+    }
+}
+
+static void limit_error(pf_checker *c, pf_loc loc, const char *what, const char *name,
+                        int64_t nodes)
+{
+    pf_check_error(c, loc, "%s '%s' is %lld expressions and statements with its helper calls "
+                   "inlined (at most %d: every call copies its function; call helpers less "
+                   "often, or pass their results around)", what, name,
+                   nodes >= PF_NODES_MAX ? (long long)PF_NODES_MAX : (long long)nodes,
+                   PF_MAX_INLINED_NODES);
+}
+
+void pf_check_inlining(pf_checker *c)
+{
+    call_graph g;
+    build_graph(c, &g);
+    char *done = PF_NEW_ARRAY(&c->scratch, char, g.n + 1);
+    int *stack = PF_NEW_ARRAY(&c->scratch, int, g.n + 1);
+    int *next = PF_NEW_ARRAY(&c->scratch, int, g.n + 1);
+    for (int i = 0; i < g.n; i++)
+        if (!done[i])
+            inline_sizes(c, &g, i, done, stack, next);
+    const pf_program *prog = c->prog;
+    int before = c->n_errors;
+    for (int i = 0; i < g.n; i++) {  /* only where the limit is passed, not in its callers */
+        const pf_func *f = prog->funcs[i];
+        bool deep = f->call_depth > PF_MAX_CALL_DEPTH, big = f->inlined_nodes >
+                                                             PF_MAX_INLINED_NODES;
+        for (int k = g.first[i]; k < g.first[i + 1]; k++) {
+            const pf_func *callee = prog->funcs[g.edges[k].callee];
+            deep &= callee->call_depth <= PF_MAX_CALL_DEPTH;
+            big &= callee->inlined_nodes <= PF_MAX_INLINED_NODES;
+        }
+        if (deep)
+            pf_check_error(c, f->loc, "function '%s' calls helpers %d deep (at most %d: each "
+                           "call is inlined into its caller)", f->name, f->call_depth,
+                           PF_MAX_CALL_DEPTH);
+        else if (big)
+            limit_error(c, f->loc, "function", f->name, f->inlined_nodes);
+    }
+    if (c->n_errors > before)
+        return;
+    for (int i = 0; i < prog->n_stages; i++) {
+        int64_t n = pf_stmt_nodes(prog->stages[i]->body);
+        if (n > PF_MAX_INLINED_NODES)
+            limit_error(c, prog->stages[i]->loc, "stage", prog->stages[i]->name, n);
+    }
+    for (int i = 0; i < prog->n_scalars; i++) {
+        int64_t n = pf_expr_nodes(prog->scalars[i]->init);
+        if (n > PF_MAX_INLINED_NODES)
+            limit_error(c, prog->scalars[i]->loc, "pipeline scalar", prog->scalars[i]->name, n);
+    }
 }

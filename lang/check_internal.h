@@ -145,6 +145,9 @@ bool pf_check_shape(pf_checker *c, const pf_expr *e, const char *what, bool *is_
 /* The shape chain depth of an expression (deepest pipeline scalar reference + 1). */
 int pf_shape_depth(pf_checker *c, const pf_expr *e);
 void pf_check_recursion(pf_checker *c);
+/* After pf_check_recursion found no cycle: every function's inlined size and call depth
+ * (pf_func), and the limits on them and on stages and pipeline scalars (language.md §10). */
+void pf_check_inlining(pf_checker *c);
 
 /* const_eval.c */
 /* Evaluates a checked constant/shape expression; params and sizes may be NULL (then they

@@ -57,7 +57,15 @@ int pf_params_set(pf_param_values *pv, const pf_program *prog, const char *assig
 /* ---- binding a run ---- */
 
 #define PF_MAX_DIMS 4
+/* Helpers are inlined where they are called (codegen/lower_expr.c): calls nest at most this
+ * deep (f calls g calls h ...), and a function, stage or pipeline scalar with its calls inlined
+ * is at most this many nodes (lang/walk.h; checked by pf_check, language.md §10). */
+#define PF_MAX_CALL_DEPTH 500
+#define PF_MAX_INLINED_NODES 100000
 #define PF_MAX_IMAGE_ELEMS ((int64_t)1 << 31)
+/* An extent is at most 2^30: loop arithmetic over a dimension (an index plus a step, a tile or
+ * a sampling spacing, all capped there too) then never passes 2^31 - 1 (codegen/lower_stage.c). */
+#define PF_MAX_EXTENT ((int64_t)1 << 30)
 
 /* The concrete extents of every image and the values of every size name and pipeline scalar
  * for one run. Inputs' extents are given by the caller (in dimension order). */
@@ -69,7 +77,8 @@ typedef struct pf_binding {
 } pf_binding;
 
 /* Checks the inputs' extents against the declarations (equal size names, constant extents),
- * evaluates every image's extents (each >= 1, each image <= PF_MAX_IMAGE_ELEMS elements) and
+ * evaluates every image's extents (each 1 to PF_MAX_EXTENT, each image <= PF_MAX_IMAGE_ELEMS
+ * elements) and
  * reports mismatches naming the image and dimension. */
 int pf_bind(const pf_program *prog, const pf_param_values *params,
             const int64_t input_extents[][PF_MAX_DIMS], pf_binding *out, pf_error *err);

@@ -21,4 +21,13 @@ typedef struct pf_read_visitor {
 void pf_visit_reads_stmt(const pf_stmt *s, const pf_read_visitor *v);
 void pf_visit_reads_expr(const pf_expr *e, const pf_read_visitor *v);
 
+/* The size of code once helpers are inlined: expression and statement nodes, a call counting
+ * its function's pf_func.inlined_nodes (set by the checker; 0 before) and a reduction over at
+ * most PF_NODES_UNROLL_TAPS constant taps counting its body once per tap (codegen unrolls
+ * those: codegen/lower.h's PF_UNROLL_REDUCTION is no larger). Saturates at PF_NODES_MAX. */
+#define PF_NODES_MAX ((int64_t)1 << 40)
+#define PF_NODES_UNROLL_TAPS 32
+int64_t pf_expr_nodes(const pf_expr *e);
+int64_t pf_stmt_nodes(const pf_stmt *s);
+
 #endif

@@ -12,18 +12,23 @@
  * TILE_X x TILE_Y tile of that consumer, in a scratch window that stays in cache
  * (codegen/lower_at.c), instead of going through memory as a full-size image. Chains fuse too
  * (unsharp mask: the horizontal blur per tile of the vertical one, that per tile of the
- * combination). The price
- * is the recomputed halo: 16 rows per 64 for the 17-tap blur. And a stage sampled on a grid
- * whose skipped pixels are filled after it (store mode) is tiled, so that each tile fills its
- * own pixels while its samples are in cache.
+ * combination), up to PF_EXEC_MAX_CHAIN stages: each link nests a loop nest and its window
+ * bounds in the next, so a long chain of stencils would compile in time and memory that grow
+ * with the square of its length, and its nest would be as deep as the program is long
+ * (issue 27). The price is the recomputed halo: 16 rows per 64 for the 17-tap blur. And a
+ * stage sampled on a grid whose skipped pixels are filled after it (store mode) is tiled, so
+ * that each tile fills its own pixels while its samples are in cache.
  *
  * The search starts from this schedule and measures speedups against it, so a speedup is never
  * just a better schedule of the exact program. */
 #include "perforate/default_schedule.h"
 
+#include "base/arena.h"
 #include "lang/lang.h"
 #include "perforate/exec.h"
 #include "perforate/read_window.h"
+
+#include <stdlib.h>
 
 enum { MAX_HALO = 16, TILE_X = 128, TILE_Y = 64, FILL_X = 512, FILL_Y = 64, FUSED_FILL_X = 2048,
        FUSED_FILL_Y = 128, MAX_TILE = 1024 };
@@ -191,11 +196,16 @@ void pf_default_schedule(pf_plan *plan)
             S[i].exec.vectorize = default_width(prog->stages[i], plan->target.vector_lanes);
         S[i].exec.parallel = true;
     }
+    /* below[i]: stages in the chain of producers computed at i's tiles, i included */
+    int *below = pf_xcalloc((size_t)prog->n_stages + 1, sizeof *below);
     for (int p = 0; p < prog->n_stages; p++) {
-        if (S[p].exec_given || !pf_default_fusable(plan, p))
+        below[p] += 1;
+        if (S[p].exec_given || below[p] >= PF_EXEC_MAX_CHAIN || !pf_default_fusable(plan, p))
             continue;
         int c = pf_exec_sole_consumer(prog, p);
         S[p].exec.at = c;
+        if (below[c] < below[p])
+            below[c] = below[p];
         if (S[c].tile_fill_ok) {
             /* Wide tiles: a tile's producer samples and fill have borders in x (halo reads,
              * the next tile's first column, scalar edge loops), and on images up to 2048
@@ -208,6 +218,7 @@ void pf_default_schedule(pf_plan *plan)
             S[c].exec.tile[1] = TILE_Y;
         }
     }
+    free(below);
     for (int i = 0; i < prog->n_stages; i++)
         if (!S[i].exec_given && S[i].exec.tile[0] == 0 && S[i].tile_fill_ok)
             tile_for_fill(S[i].approx, FILL_X, FILL_Y, &S[i].exec);

@@ -1,6 +1,10 @@
 /* Execution genes: parsing, printing and validation (see exec.h). */
 #include "perforate/exec.h"
 
+#include "base/arena.h"
+#include "lang/lang.h"
+#include "lang/walk.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,6 +512,111 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
     if (g->at >= 0)
         return validate_at(prog, stage, g, approx, consumer, consumer_approx, err);
     return 0;
+}
+
+/* ---- chains of stages computed inside their consumers (issue 27) ---- */
+
+/* A stage's expression nodes once the stages it reads `inline` are copied in: its own (with
+ * helpers inlined) plus, per read of an inlined stage, that stage's weight, times the taps of
+ * the constant-bound reductions and loops around the read. */
+typedef struct inline_weight {
+    const pf_exec_gene *exec;
+    const int64_t *weight;       /* by stage index, of the stages before */
+    const int *depth;
+    int64_t mult[64];            /* multiplier per scope level (beyond 63: the last) */
+    int level;
+    int64_t sum;
+    int max_depth;
+} inline_weight;
+
+static int64_t sat_mul64(int64_t a, int64_t b)
+{
+    return b > 0 && a > PF_NODES_MAX / b ? PF_NODES_MAX : a * b;
+}
+
+static void w_enter(void *ctx, const pf_symbol *var, const pf_expr *lo, const pf_expr *hi)
+{
+    (void)var;
+    inline_weight *w = ctx;
+    pf_value l, h;
+    int64_t taps = 1;
+    if (pf_eval_const_expr(lo, NULL, NULL, &l) == 0 && pf_eval_const_expr(hi, NULL, NULL, &h) == 0
+        && h.i >= l.i)
+        taps = (int64_t)h.i - l.i + 1;
+    int up = w->level < 63 ? w->level : 63;
+    w->level++;
+    w->mult[w->level < 63 ? w->level : 63] = sat_mul64(w->mult[up], taps);
+}
+
+static void w_leave(void *ctx)
+{
+    ((inline_weight *)ctx)->level--;
+}
+
+static void w_read(void *ctx, const pf_expr *e)
+{
+    inline_weight *w = ctx;
+    const pf_stage *q = e->sym && e->sym->image ? e->sym->image->first_writer : NULL;
+    if (!q || w->exec[q->index].at != PF_EXEC_INLINE)
+        return;
+    int64_t add = sat_mul64(w->weight[q->index], w->mult[w->level < 63 ? w->level : 63]);
+    w->sum = w->sum + add > PF_NODES_MAX ? PF_NODES_MAX : w->sum + add;
+    if (w->depth[q->index] > w->max_depth)
+        w->max_depth = w->depth[q->index];
+}
+
+static int64_t stage_weight(const pf_program *prog, int i, const pf_exec_gene *exec,
+                            const int64_t *weight, const int *depth, int *max_depth)
+{
+    const pf_stage *st = prog->stages[i];
+    inline_weight w = { exec, weight, depth, { 1 }, 0, 0, 0 };
+    pf_read_visitor v = { &w, w_enter, w_leave, w_read };
+    bool in = exec[i].at == PF_EXEC_INLINE && pf_exec_inline_body(st);
+    if (in)
+        pf_visit_reads_expr(pf_exec_inline_body(st)->value, &v);
+    else
+        pf_visit_reads_stmt(st->body, &v);
+    *max_depth = w.max_depth;
+    int64_t own = in ? pf_expr_nodes(pf_exec_inline_body(st)->value) : pf_stmt_nodes(st->body);
+    return own + w.sum > PF_NODES_MAX ? PF_NODES_MAX : own + w.sum;
+}
+
+int pf_exec_validate_chains(const pf_program *prog, const pf_exec_gene *exec, int *bad,
+                            pf_error *err)
+{
+    int n = prog->n_stages, rc = 0;
+    int *below = pf_xcalloc((size_t)n + 1, sizeof *below);
+    int *depth = pf_xcalloc((size_t)n + 1, sizeof *depth);
+    int64_t *weight = pf_xcalloc((size_t)n + 1, sizeof *weight);
+    for (int i = 0; i < n && rc == 0; i++) {
+        const pf_stage *st = prog->stages[i];
+        int d;
+        weight[i] = stage_weight(prog, i, exec, weight, depth, &d);
+        depth[i] = d + (exec[i].at == PF_EXEC_INLINE);
+        below[i] = below[i] ? below[i] : 1;  /* itself, or its longest chain of producers */
+        int c = exec[i].at;
+        if (c >= 0 && c < n && below[c] < below[i] + 1)
+            below[c] = below[i] + 1;
+        *bad = i;
+        if (c >= 0 && c < n && below[c] > PF_EXEC_MAX_CHAIN)
+            rc = pf_fail(err, "%s: 'at %s' makes a chain of %d stages computed at one another "
+                         "(at most %d)", st->name, prog->stages[c]->name, below[c],
+                         PF_EXEC_MAX_CHAIN);
+        else if (depth[i] > PF_EXEC_MAX_CHAIN)
+            rc = pf_fail(err, "%s: a chain of %d stages inlined into one another (at most %d)",
+                         st->name, depth[i], PF_EXEC_MAX_CHAIN);
+        else if (exec[i].at == PF_EXEC_INLINE && weight[i] > PF_EXEC_MAX_INLINE_NODES)
+            rc = pf_fail(err, "%s: inlined, its expression is %lld nodes with the stages inlined "
+                         "into it (at most %d; every read copies it)", st->name,
+                         (long long)weight[i], PF_EXEC_MAX_INLINE_NODES);
+        else if (weight[i] > PF_MAX_INLINED_NODES)
+            rc = pf_fail(err, "%s: %lld expression nodes with the stages it reads inlined (at "
+                         "most %d)", st->name, (long long)weight[i], PF_MAX_INLINED_NODES);
+    }
+    free(below);
+    free(depth);
+    free(weight);
+    return rc;
 }
 
 int pf_exec_validate_gpu(const pf_program *prog, int stage, const pf_exec_gene *g, pf_error *err)

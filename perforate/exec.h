@@ -51,6 +51,13 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
                      const pf_approx_gene *approx, const pf_exec_gene *consumer,
                      const pf_approx_gene *consumer_approx, pf_error *err);
 
+/* The chains of a whole schedule's genes (exec[stage]): at most PF_EXEC_MAX_CHAIN stages
+ * computed `at` one another or inlined into one another, an inlined stage's expression at most
+ * PF_EXEC_MAX_INLINE_NODES nodes with what is inlined into it, and no stage above
+ * PF_MAX_INLINED_NODES that way. On failure *bad is the stage whose gene is refused. */
+int pf_exec_validate_chains(const pf_program *prog, const pf_exec_gene *exec, int *bad,
+                            pf_error *err);
+
 /* `gpu`: a stage of two to four variables (the fourth: a loop of launches on the host), not
  * serial, tiled in x and y, computed root, in
  * the default order, without vectorize, parallel or unroll; at most PF_EXEC_MAX_THREADS

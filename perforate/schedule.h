@@ -68,6 +68,14 @@ typedef struct pf_approx_gene {
  * default schedule (codegen's heuristic) decides. See perforate/exec.h for its functions. */
 #define PF_EXEC_MAX_TILE 1024
 #define PF_EXEC_INLINE (-2)
+/* At most this many stages in a chain computed `at` one another (producer at consumer at its
+ * consumer ...) or `inline` into one another: each link nests the producer's loops (or its
+ * expression) in the consumer's, so compile time and depth grow with the chain (issue 27). */
+#define PF_EXEC_MAX_CHAIN 8
+/* An inlined stage's expression, with the stages inlined into it, at most this many expression
+ * nodes (helper calls counted inlined, unrolled reductions counted per tap): inlining copies it
+ * into every read, so chains of stencils multiply (a 3x3 stencil inlined 8 deep: 9^8 copies). */
+#define PF_EXEC_MAX_INLINE_NODES 20000
 #define PF_EXEC_MAX_ORDER (PF_BUFFER_MAX_DIMS + 2)  /* stage variables and two tile loops */
 #define PF_EXEC_TILE_LOOP(d) (16 + (d))            /* loop id of the tile loop of variable d */
 typedef struct pf_exec_gene {

@@ -355,6 +355,10 @@ int pf_schedule_validate_links(const pf_program *prog, const pf_schedule *s, pf_
             continue;
         return g->line > 0 ? pf_fail_prefix(err, "%s:%d", file, g->line) : -1;
     }
+    int bad;
+    if (pf_exec_validate_chains(prog, s->exec, &bad, err) != 0)
+        return s->exec[bad].line > 0 ? pf_fail_prefix(err, "%s:%d", file, s->exec[bad].line)
+                                     : -1;
     return 0;
 }
 

@@ -143,8 +143,11 @@ static bool float_syntax(const char *w)
     return *w == '\0';
 }
 
-/* An integer word; out-of-range values saturate so the range check reports them. */
-static int take_int(sched_parser *p, const char *what, const char *usage, int *out)
+/* An integer word. One that does not fit an int is refused here with the word as written
+ * (it was once clipped to 2147483647 and reported as that); the validator checks the rest
+ * against [lo, hi]. */
+static int take_int(sched_parser *p, const char *what, const char *usage, int lo, int hi,
+                    int *out)
 {
     const char *w = peek(p);
     if (!w)
@@ -153,10 +156,8 @@ static int take_int(sched_parser *p, const char *what, const char *usage, int *o
         return lerr(p, "%s must be an integer, got '%.40s' (%s)", what, w, usage);
     errno = 0;
     long v = strtol(w, NULL, 10);
-    if (errno == ERANGE || v > INT_MAX)
-        v = INT_MAX;
-    else if (v < INT_MIN)
-        v = INT_MIN;
+    if (errno == ERANGE || v > INT_MAX || v < INT_MIN)
+        return lerr(p, "%s %.40s is out of range (%d..%d; %s)", what, w, lo, hi, usage);
     *out = (int)v;
     p->pos++;
     return 0;
@@ -224,7 +225,7 @@ static int parse_clauses(sched_parser *p, pf_approx_gene *g)
             if (channels_line++)
                 return lerr(p, "'channels' is given twice");
             p->pos++;
-            if (take_int(p, "C", "channels C", &g->channels))
+            if (take_int(p, "C", "channels C", 1, PF_GENE_MAX_CHANNELS, &g->channels))
                 return -1;
         } else if (strcmp(w, "reconstruct") == 0) {
             if (recon_seen++)
@@ -248,7 +249,7 @@ static int parse_grid(sched_parser *p, pf_approx_gene *g)
         if (strcmp(w, "channels") == 0 || strcmp(w, "reconstruct") == 0)
             break;
         int v;
-        if (take_int(p, "a grid spacing", "grid S1 .. Sk", &v))
+        if (take_int(p, "a grid spacing", "grid S1 .. Sk", 1, PF_GENE_MAX_SPACING, &v))
             return -1;
         if (g->n_spacing < PF_BUFFER_MAX_DIMS)
             g->spacing[g->n_spacing] = v;
@@ -265,13 +266,14 @@ static int parse_gene_args(sched_parser *p, pf_approx_gene *g)
     switch (g->kind) {
     case PF_GENE_GRID: return parse_grid(p, g);
     case PF_GENE_ADAPTIVE:
-        return take_int(p, "K", "adaptive K F", &g->k) ||
+        return take_int(p, "K", "adaptive K F", PF_GENE_MIN_K, PF_GENE_MAX_K, &g->k) ||
                take_float(p, "F", "adaptive K F", &g->frac);
     case PF_GENE_IMPORTANCE:
         return take_float(p, "F", "importance F SIGMA", &g->frac) ||
                take_float(p, "SIGMA", "importance F SIGMA", &g->sigma_imp);
-    case PF_GENE_CHANNELS: return take_int(p, "C", "channels C", &g->channels);
-    case PF_GENE_STEP: return take_int(p, "N", "step N", &g->step);
+    case PF_GENE_CHANNELS:
+        return take_int(p, "C", "channels C", 1, PF_GENE_MAX_CHANNELS, &g->channels);
+    case PF_GENE_STEP: return take_int(p, "N", "step N", 1, PF_GENE_MAX_STEP, &g->step);
     case PF_GENE_FIRST: return take_float(p, "F", "first F", &g->frac);
     case PF_GENE_LAST: return take_float(p, "F", "last F", &g->frac);
     case PF_GENE_RANDOM: return take_float(p, "P", "random P", &g->frac);

@@ -46,8 +46,8 @@ json_object *pf_run_read_json(const char *path, pf_error *err)
 
 /* ---- the evaluation log ---- */
 
-/* Parses complete lines; returns the byte length of the good prefix (a torn last line is
- * left out). */
+/* Parses complete lines; returns the byte length of the complete lines (a torn last line,
+ * without its newline, is left out), or -1 at a line that is not a record. */
 static long scan_lines(char *text, size_t len, pf_run_log *log, pf_run_record_fn fn, void *ctx,
                        const char *path, pf_error *err)
 {
@@ -58,19 +58,34 @@ static long scan_lines(char *text, size_t len, pf_run_log *log, pf_run_record_fn
             break;  /* torn: written without its newline */
         *nl = '\0';
         pf_eval_record r;
-        if (pf_record_from_json(text + pos, &r, err) != 0) {
-            if ((size_t)(nl - text) + 1 == len)
-                break;  /* torn last line */
+        if (pf_record_from_json(text + pos, &r, err) != 0)
             return pf_fail_prefix(err, "%s:%ld", path, log->lines + 1);
-        }
         log->lines++;
         int rc = fn ? fn(ctx, &r, err) : 0;
         pf_record_free(&r);
         if (rc != 0)
-            return -1;
+            return pf_fail_prefix(err, "%s:%ld", path, log->lines);
         pos = (size_t)(nl - text) + 1;
     }
     return (long)pos;
+}
+
+/* Keeps the torn tail [good, len) in PATH.cut-GOOD before the file is cut there. */
+static int keep_cut(pf_run_log *log, const char *path, const char *text, size_t good,
+                    size_t len, pf_error *err)
+{
+    size_t n = strlen(path) + 32;
+    char *keep = pf_xmalloc(n);
+    snprintf(keep, n, "%s.cut-%zu", path, good);
+    int rc = pf_write_file_atomic(keep, text + good, len - good, err);
+    if (rc == 0) {
+        log->cut = pf_xmalloc(n + 160);
+        snprintf(log->cut, n + 160, "cut a torn last line of %zu bytes (a write interrupted by a "
+                 "kill) from %s at byte %zu; the bytes are kept in %s", len - good, path, good,
+                 keep);
+    }
+    free(keep);
+    return rc;
 }
 
 int pf_run_log_open(pf_run_log *log, const char *dir, pf_run_record_fn fn, void *ctx,
@@ -78,8 +93,9 @@ int pf_run_log_open(pf_run_log *log, const char *dir, pf_run_record_fn fn, void 
 {
     log->fd = -1;
     log->lines = 0;
+    log->cut = NULL;
     char *path = pf_run_path(dir, PF_RUN_EVALUATIONS);
-    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
     int rc = -1;
     char *text = NULL;
     size_t len;
@@ -87,7 +103,8 @@ int pf_run_log_open(pf_run_log *log, const char *dir, pf_run_record_fn fn, void 
         pf_fail(err, "cannot open %s: %s", path, strerror(errno));
     } else if (pf_read_file(path, (size_t)4 << 30, &text, &len, err) == 0) {
         long good = scan_lines(text, len, log, fn, ctx, path, err);
-        if (good >= 0 && (size_t)good < len && ftruncate(fd, good) != 0)
+        if (good >= 0 && (size_t)good < len &&
+            (keep_cut(log, path, text, (size_t)good, len, err) != 0 || ftruncate(fd, good) != 0))
             pf_fail(err, "cannot cut the torn last line of %s", path);
         else if (good >= 0)
             rc = 0;
@@ -128,4 +145,6 @@ void pf_run_log_close(pf_run_log *log)
     if (log->fd >= 0)
         close(log->fd);
     log->fd = -1;
+    free(log->cut);
+    log->cut = NULL;
 }

@@ -73,10 +73,14 @@ typedef struct pf_tune_hooks {
 
 typedef struct pf_tune pf_tune;
 
-/* A new run in dir (created; must be empty or absent). Copies the program, writes config.json. */
+/* A new run in dir (created; must be empty or absent, else refused before anything is
+ * written). Checks the program, params and images first, copies the program, writes
+ * config.json last; a failure removes what it made. Holds dir's run lock (rundir.h) until
+ * pf_tune_free. */
 pf_tune *pf_tune_create(const char *dir, const pf_tune_config *cfg, pf_error *err);
-/* An existing run: config, checkpoint, evaluations. `generations` > 0 extends or shortens
- * the run (else the config's). */
+/* An existing run: config, checkpoint, evaluations, each checked (docs/search.md, "The run
+ * directory"; refusals name the file and field), under dir's run lock. `generations` > 0
+ * extends or shortens what is left of the run (not below what was run; else the config's). */
 pf_tune *pf_tune_resume(const char *dir, int generations, pf_error *err);
 const pf_tune_config *pf_tune_config_of(const pf_tune *t);
 /* The run directory's path (as given). */

@@ -76,6 +76,8 @@ json_object *pf_tune_config_to_json(const pf_tune *t)
     json_object_object_add(o, "version", json_object_new_string(PF_VERSION));
     json_object_object_add(o, "program", json_object_new_string(c->source ? c->source : ""));
     json_object_object_add(o, "pipeline", json_object_new_string(t->prog->name));
+    if (t->program_hash[0])  /* program.pf's, checked on resume */
+        json_object_object_add(o, "program_hash", json_object_new_string(t->program_hash));
     json_object_object_add(o, "max_error", dbl(c->max_error));
     json_object_object_add(o, "test", json_object_new_boolean(c->test));
     json_object_object_add(o, "confirm", json_object_new_int(c->confirm));
@@ -117,8 +119,8 @@ static int read_ga(json_object *o, pf_ga_params *p, pf_error *err)
     p->tournament = get_i(o, "tournament", p->tournament);
     p->elite_frac = get_d(o, "elite_frac", p->elite_frac);
     p->mutant_frac = get_d(o, "mutant_frac", p->mutant_frac);
-    if ((v = get(o, "seed")))
-        p->seed = strtoull(json_object_get_string(v), NULL, 10);
+    if ((v = get(o, "seed")) && pf_seed_parse(json_object_get_string(v), &p->seed) != 0)
+        return pf_fail(err, "config.json: ga.seed is not a seed (1 to 20 decimal digits)");
     /* Runs written before seeds existed had none: resuming one must not add them. */
     v = get(o, "seeds");
     p->seeds = v && json_object_get_boolean(v);

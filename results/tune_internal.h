@@ -13,6 +13,9 @@ struct json_object;
 
 struct pf_tune {
     char *dir;
+    pf_run_lock lock;              /* held from create/resume to pf_tune_free */
+    char config_hash[17];          /* pf_tune_config_hash of config.json, for checkpoints */
+    char program_hash[17];         /* of program.pf, recorded in config.json */
     pf_tune_config cfg;
     pf_program *prog;
     pf_ga ga;
@@ -38,6 +41,23 @@ struct pf_tune {
     double best_time;              /* lowest valid train time with error <= max_error */
     int frontier_size;
 };
+
+/* tune_dir.c: a new run's directory (absent, or empty: else refused, nothing created) made
+ * and locked; what a failed start created removed again (only once the directory was claimed:
+ * a refused claim holds no lock and touches nothing); temporaries of killed writes. */
+int pf_tune_claim_dir(pf_tune *t, bool *made, pf_error *err);
+void pf_tune_undo_create(pf_tune *t, bool made);
+int pf_tune_clean_temporaries(pf_tune *t);
+
+/* tune_check.c: what resume accepts (messages name RUN/FILE and the field). */
+uint64_t pf_tune_hash(const void *data, size_t n);
+uint64_t pf_tune_config_hash(struct json_object *config);  /* without ga.generations */
+void pf_tune_hash_text(uint64_t h, char out[17]);
+int pf_tune_check_config(struct json_object *o, const char *file, pf_error *err);
+/* Against t's config (ranges of generation, population size). */
+int pf_tune_check_checkpoint(const pf_tune *t, struct json_object *o, const char *file,
+                             pf_error *err);
+int pf_tune_check_record(const pf_tune *t, const pf_eval_record *r, pf_error *err);
 
 /* config.json */
 struct json_object *pf_tune_config_to_json(const pf_tune *t);

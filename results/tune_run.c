@@ -152,6 +152,7 @@ static int checkpoint(pf_tune *t, pf_error *err)
     json_object_object_add(o, "generation", json_object_new_int(t->ga.generation));
     json_object_object_add(o, "lines", json_object_new_int64(t->log.lines));
     json_object_object_add(o, "finished", json_object_new_boolean(t->finished));
+    json_object_object_add(o, "config_hash", json_object_new_string(t->config_hash));
     json_object_object_add(o, "ga", pf_ga_to_json(&t->ga));
     char *path = pf_run_path(t->dir, PF_RUN_CHECKPOINT);
     int rc = pf_run_write_json(path, o, err);
@@ -329,6 +330,8 @@ int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_err
     t->t_start = pf_now_ms();
     t->done_session = 0;
     pf_tune_log(t, "evaluator: %s", pf_evaluator_describe(ev));
+    if (t->log.cut)  /* evaluations.jsonl was cut on resume: say so where the user looks */
+        pf_tune_log(t, "%s", t->log.cut);
     if (t->ga.generation >= 0 || t->n_recs > 0)
         pf_tune_log(t, "continuing after generation %d with %d evaluations on record%s",
                     t->ga.generation, t->n_recs, t->finished ? " (the search was finished)"

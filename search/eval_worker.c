@@ -119,6 +119,29 @@ static int time_exact(pf_eval_worker *w, eval_image *im, pf_error *err)
     return 0;
 }
 
+/* Every error is measured against the exact outputs: one that is NaN or infinite would make
+ * every candidate's error NaN (issue 27: the search then ended with an empty frontier and
+ * exit status 0). */
+static int reference_not_finite(const pf_eval_worker *w, const eval_image *im, pf_error *err)
+{
+    for (int o = 0; o < im->io.n_out; o++) {
+        const pf_image *img = im->io.out[o];
+        for (int c = 0; c < img->channels; c++)
+            for (int y = 0; y < img->height; y++)
+                for (int x = 0; x < img->width; x++) {
+                    float v = *pf_image_at(img, x, y, c);
+                    if (isfinite(v))
+                        continue;
+                    return pf_fail(err, "the exact pipeline's output '%s' is %s at (%d, %d, %d) "
+                                   "on %s: errors are measured against it, so no variant can "
+                                   "be scored (fix the pipeline or its params)",
+                                   w->prog->outputs[o]->name, isnan(v) ? "NaN" : "infinite",
+                                   x, y, c, im->name);
+                }
+    }
+    return 0;
+}
+
 /* The input and the reference outputs (building), then the exact time (timing: the node
  * quiet, as when candidates are timed against it). */
 static int prepare_image(pf_eval_worker *w, eval_image *im, pf_error *err)
@@ -128,6 +151,8 @@ static int prepare_image(pf_eval_worker *w, eval_image *im, pf_error *err)
     int rc = !in[0] || pf_io_bind(&im->io, w->prog, &w->params, in, err) ? -1 : 0;
     if (rc == 0 && pf_variant_run(w->exact, im->io.buf, err))
         rc = pf_fail_prefix(err, "running the exact program on %s", im->name);
+    if (rc == 0)
+        rc = reference_not_finite(w, im, err);
     for (int o = 0; rc == 0 && o < im->io.n_out; o++)
         im->ref[o] = pf_image_clone(im->io.out[o]);
     pf_node_build_end(&w->node);

@@ -1,6 +1,10 @@
 /* xoshiro256** (Blackman and Vigna) with a splitmix64 seeder; see rng.h. */
 #include "search/rng.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -13,6 +17,19 @@ void pf_rng_seed(pf_rng *r, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)
         r->s[i] = splitmix64(&seed);
+}
+
+int pf_seed_parse(const char *text, uint64_t *seed)
+{
+    size_t n = text ? strlen(text) : 0;
+    if (n < 1 || n > 20 || strspn(text, "0123456789") != n)
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE)
+        return -1;
+    *seed = (uint64_t)v;
+    return 0;
 }
 
 static uint64_t rotl(uint64_t x, int k)

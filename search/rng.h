@@ -10,6 +10,9 @@ typedef struct pf_rng {
 } pf_rng;
 
 void pf_rng_seed(pf_rng *r, uint64_t seed);
+/* A seed as written: 1 to 20 decimal digits and nothing else, at most 2^64 - 1 (no sign, no
+ * wrapping: "-1" and 99999999999999999999 are refused). Returns 0 or -1. */
+int pf_seed_parse(const char *text, uint64_t *seed);
 uint64_t pf_rng_next(pf_rng *r);
 /* Uniform in [0, 1). */
 double pf_rng_uniform(pf_rng *r);

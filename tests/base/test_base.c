@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void test_arena_zeroed_and_aligned(void)
 {
@@ -71,6 +73,43 @@ static void test_atomic_abort_leaves_nothing(void)
     CU_ASSERT_NOT_EQUAL(stat(path, &st), 0);
 }
 
+/* Issue 27: the temporary was OUT.tmp.<pid> opened with fopen, which followed a symlink
+ * planted at that name and overwrote its target; its mode was fopen's, not the file's. */
+static void test_atomic_write_never_follows_links(void)
+{
+    pf_error err;
+    const char *victim = pf_test_tmp("victim"), *out = pf_test_tmp("out.png");
+    CU_ASSERT_EQUAL(pf_write_file_atomic(victim, "keep", 4, &err), 0);
+    char planted[1024];
+    snprintf(planted, sizeof planted, "%s.tmp.%ld", out, (long)getpid());
+    unlink(planted);
+    CU_ASSERT_EQUAL(symlink(victim, planted), 0);
+    CU_ASSERT_EQUAL(pf_write_file_atomic(out, "new", 3, &err), 0);
+    char *buf;
+    size_t len;
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(victim, 100, &buf, &len, &err), 0);
+    CU_ASSERT_STRING_EQUAL(buf, "keep");
+    free(buf);
+    unlink(planted);
+    /* the replaced file's mode is kept */
+    CU_ASSERT_EQUAL(chmod(out, 0600), 0);
+    CU_ASSERT_EQUAL(pf_write_file_atomic(out, "newer", 5, &err), 0);
+    struct stat st;
+    CU_ASSERT(stat(out, &st) == 0 && (st.st_mode & 0777) == 0600);
+    /* an output path that is a symlink: the link is replaced, its target left alone */
+    const char *link = pf_test_tmp("link.png");
+    unlink(link);
+    CU_ASSERT_EQUAL(symlink(victim, link), 0);
+    CU_ASSERT_EQUAL(pf_write_file_atomic(link, "via", 3, &err), 0);
+    CU_ASSERT(lstat(link, &st) == 0 && S_ISREG(st.st_mode));
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(victim, 100, &buf, &len, &err), 0);
+    CU_ASSERT_STRING_EQUAL(buf, "keep");
+    free(buf);
+    /* a directory read as a file says so (it said "read error") */
+    CU_ASSERT_EQUAL(pf_read_file(pf_test_tmp(""), 100, &buf, &len, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "is a directory"));
+}
+
 static void test_mkdir_p(void)
 {
     pf_error err;
@@ -102,5 +141,6 @@ PF_TEST_SUITE(base,
               PF_TEST(test_strbuf_printf_grows),
               PF_TEST(test_atomic_write_and_bounded_read),
               PF_TEST(test_atomic_abort_leaves_nothing),
+              PF_TEST(test_atomic_write_never_follows_links),
               PF_TEST(test_mkdir_p),
               PF_TEST(test_resident_code))

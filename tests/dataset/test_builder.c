@@ -400,10 +400,42 @@ static void test_manifest_load_verify_summary(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "manifest.tsv:3: test/natural_a_256x192.png: sha256"));
     pf_manifest_free(m);
 
+    /* a manifest by another name is named as it is (issue 27: messages said manifest.tsv) */
+    write_text(pf_test_tmp("mf/list.tsv"), HDR ROW_A ROW_B ROW_C);
+    m = pf_manifest_load(pf_test_tmp("mf/list.tsv"), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_EQUAL(pf_manifest_verify(m, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "list.tsv:3: test/natural_a_256x192.png: sha256"));
+    pf_sb_init(&sb);
+    pf_manifest_summary(m, &sb);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pf_sb_str(&sb), "/mf/list.tsv: 3 images"));
+    pf_sb_free(&sb);
+    pf_manifest_free(m);
+
     CU_ASSERT_PTR_NULL(pf_manifest_load(pf_test_tmp("mf/test"), &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a benchmark directory"));
     CU_ASSERT_PTR_NULL(pf_manifest_load(pf_test_tmp("nowhere"), &err));
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nowhere"));
+}
+
+/* Issue 27: the default benchmark was the build tree's path, compiled in. It is found beside
+ * the pipeline (or the working directory, or an installation), and PERFORA_DATASET wins. */
+static void test_default_dataset_dir(void)
+{
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pf_mkdir_p(pf_test_tmp("proj/apps"), &err), 0);
+    CU_ASSERT_EQUAL_FATAL(pf_mkdir_p(pf_test_tmp("proj/data/images"), &err), 0);
+    write_text(pf_test_tmp("proj/data/images/manifest.tsv"), HDR);
+    unsetenv(PF_DATASET_ENV);
+    char *d = pf_dataset_default(pf_test_tmp("proj/apps/blur.pf"), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_PTR_NOT_NULL(strstr(d, "/proj/apps/../data/images"));
+    free(d);
+    setenv(PF_DATASET_ENV, "/somewhere/else", 1);
+    d = pf_dataset_default(pf_test_tmp("proj/apps/blur.pf"), &err);
+    CU_ASSERT_STRING_EQUAL(d, "/somewhere/else");
+    free(d);
+    unsetenv(PF_DATASET_ENV);
 }
 
 /* The embedded default benchmark: the six training photos plus a few test photos at both
@@ -439,7 +471,8 @@ static void test_embedded_benchmark(void)
 PF_TEST_SUITE(dataset_manifest, PF_TEST(test_manifest_parse_and_filter),
               PF_TEST(test_manifest_print_parse_round_trip),
               PF_TEST(test_manifest_errors_name_file_and_line),
-              PF_TEST(test_manifest_load_verify_summary), PF_TEST(test_embedded_benchmark))
+              PF_TEST(test_manifest_load_verify_summary), PF_TEST(test_embedded_benchmark),
+              PF_TEST(test_default_dataset_dir))
 
 /* --- the source list ----------------------------------------------------------------------- */
 

@@ -96,6 +96,11 @@ static void test_bind_errors(void)
     CU_ASSERT_EQUAL(pf_params_set(&pv, p, "levels=100000", &err), 0);
     int64_t big[3][PF_MAX_DIMS] = {{64000, 48000, 3}, {64000, 48000}, {16}};
     expect_bind_error(p, &pv, big, "more than 2^31 elements");
+    /* extents stop at 2^30, so loop arithmetic over one never passes 2^31 - 1 (issue 27) */
+    CU_ASSERT_EQUAL(pf_params_set(&pv, p, "levels=1", &err), 0);
+    int64_t wide[3][PF_MAX_DIMS] = {{(1 << 30) + 1, 1, 3}, {(1 << 30) + 1, 1}, {16}};
+    expect_bind_error(p, &pv, wide, "input 'in' has extent 1073741825 in dimension 0 (must be 1 "
+                                    "to 1073741824)");
     pf_params_free(&pv);
     pf_program_free(p);
 }

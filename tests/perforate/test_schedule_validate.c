@@ -4,6 +4,8 @@
 #include "tests/harness/harness.h"
 #include "tests/perforate/perf_test_util.h"
 
+#include "base/strbuf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +59,10 @@ static const bad_schedule validation_errors[] = {
       "t.sched:1: loop_output: grid spacing 0 of variable y is out of range (1..64)" },
     { "blur", "loop_output grid 4 65 1\n", "grid spacing 65 of variable y is out of range" },
     { "blur", "loop_output grid -4 1 1\n", "grid spacing -4 of variable x is out of range" },
-    { "blur", "loop_output grid 99999999999999999999 1 1\n", "is out of range (1..64)" },
+    /* a number past the int range is reported as written (issue 27: "grid spacing 2147483647") */
+    { "blur", "loop_output grid 99999999999999999999 1 1\n",
+      "t.sched:1: loop_output: a grid spacing 99999999999999999999 is out of range (1..64" },
+    { "blur", "loop_temp step -99999999999\n", "N -99999999999 is out of range (1..64" },
     /* adaptive, importance ranges */
     { "blur", "loop_temp adaptive 1 0.5\n", "t.sched:1: loop_temp: adaptive K 1 is out of "
       "range (2..16)" },
@@ -378,7 +383,86 @@ static void test_channel_loop(void)
     pf_program_free(p);
 }
 
+/* A chain of n stages, each reading the previous at `taps` horizontal offsets. */
+static char *chain_src(int n, int taps)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_sb_puts(&sb, "pipeline p(image in[W, H]) -> (image out[W, H]) {\n");
+    for (int i = 0; i < n - 1; i++)
+        pf_sb_printf(&sb, "  image a%d[W, H];\n", i);
+    for (int i = 0; i < n; i++) {
+        pf_sb_printf(&sb, i < n - 1 ? "  for each (x, y) of a%d as s%d a%d[x, y] = "
+                                    : "  for each (x, y) of out as s%d out[x, y] = ", i, i, i);
+        for (int t = 0; t < taps; t++) {
+            if (i)
+                pf_sb_printf(&sb, "%sa%d[x + %d, y]", t ? " + " : "", i - 1, t);
+            else
+                pf_sb_printf(&sb, "%sin[x + %d, y]", t ? " + " : "", t);
+        }
+        pf_sb_puts(&sb, ";\n");
+    }
+    pf_sb_puts(&sb, "}\n");
+    return pf_sb_take(&sb);
+}
+
+/* Chains of stages computed inside their consumers: at most PF_EXEC_MAX_CHAIN linked by `at`
+ * or `inline`, and inlined stencils may not multiply past PF_EXEC_MAX_INLINE_NODES (issue 27:
+ * nothing bounded the nesting a schedule could ask for). */
+static void test_chain_limits(void)
+{
+    char *src = chain_src(12, 1);
+    pf_program *p = pt_compile("chain.pf", src);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    pf_strbuf ok, bad, inl;
+    pf_sb_init(&ok);
+    pf_sb_init(&bad);
+    pf_sb_init(&inl);
+    for (int i = 0; i < 12; i++) {
+        /* s3 .. s10 (8 stages) at one another; s2 at s3 would make 9 */
+        if (i >= 3 && i < 10)
+            pf_sb_printf(&ok, "s%d exec at s%d tile 64 32\n", i, i + 1);
+        else if (i == 10)
+            pf_sb_printf(&ok, "s10 exec tile 64 32\n");
+        if (i >= 2 && i < 10)
+            pf_sb_printf(&bad, "s%d exec at s%d tile 64 32\n", i, i + 1);
+        else if (i == 10)
+            pf_sb_printf(&bad, "s10 exec tile 64 32\n");
+        if (i < 9)
+            pf_sb_printf(&inl, "s%d exec inline\n", i);
+    }
+    pf_schedule s;
+    pf_error err;
+    int rc = pt_parse(p, ok.data, &s, &err);
+    if (rc)
+        fprintf(stderr, "%s\n", err.msg);
+    CU_ASSERT_EQUAL(rc, 0);
+    if (rc == 0)
+        pf_schedule_free(&s);
+    CU_ASSERT_EQUAL(pt_parse(p, bad.data, &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.sched:8: s9: 'at s10' makes a chain of 9 stages "
+                                           "computed at one another (at most 8)"));
+    CU_ASSERT_EQUAL(pt_parse(p, inl.data, &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.sched:9: s8: a chain of 9 stages inlined"));
+    pf_program_free(p);
+    free(src);
+    /* 3-tap stencils inlined 7 deep: 3^7 copies of the first */
+    src = chain_src(9, 3);
+    p = pt_compile("stencils.pf", src);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    pf_sb_clear(&inl);
+    for (int i = 0; i < 8; i++)
+        pf_sb_printf(&inl, "s%d exec inline\n", i);
+    CU_ASSERT_EQUAL(pt_parse(p, inl.data, &s, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "nodes with the stages inlined into it (at most"));
+    pf_program_free(p);
+    free(src);
+    pf_sb_free(&ok);
+    pf_sb_free(&bad);
+    pf_sb_free(&inl);
+}
+
 PF_TEST_SUITE(schedule_validate,
-              PF_TEST(test_validation_errors), PF_TEST(test_lab_accepts),
+              PF_TEST(test_validation_errors), PF_TEST(test_lab_accepts), PF_TEST(test_chain_limits),
               PF_TEST(test_validate_built_in_code), PF_TEST(test_perforable_info),
               PF_TEST(test_info_agrees_with_validation), PF_TEST(test_channel_loop))

@@ -167,6 +167,39 @@ static void test_bad_program_fails_the_pool(void)
     pf_eval_config_free(&cfg);
 }
 
+/* Issue 27: a pipeline whose exact output is NaN made every candidate invalid, and tune ended
+ * with an empty frontier and status 0; the evaluator now refuses it with the reason. */
+static void test_nan_exact_output_fails_the_pool(void)
+{
+    pf_eval_config cfg;
+    st_blur_config(&cfg, 1);
+    free(cfg.program);
+    cfg.program = strdup(pf_test_tmp("nan.pf"));
+    FILE *f = fopen(cfg.program, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("pipeline nan(image in[W, H, 3]) -> (image out[W, H, 3]) {\n"
+          "    for each (x, y, c) of out as s out[x, y, c] = sqrt(in[x, y, c] - 2.0);\n}\n", f);
+    fclose(f);
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
+    pf_error err;
+    pf_evaluator *ev = pf_pool_new(&cfg, &opt, &err);
+    int rc = -1;
+    if (ev) {  /* the workers prepare lazily: the first candidate meets it */
+        pf_eval_record r;
+        rc = pf_evaluator_submit(ev, 1, PF_SET_TRAIN, EXACT, &err);
+        if (rc == 0)
+            rc = pf_evaluator_wait(ev, &r, &err);
+        if (rc == 1)
+            pf_record_free(&r);
+        pf_evaluator_destroy(ev);
+    }
+    CU_ASSERT_EQUAL(rc, -1);
+    if (!strstr(err.msg, "the exact pipeline's output 'out' is NaN"))
+        fprintf(stderr, "\n    got: %s", err.msg);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "the exact pipeline's output 'out' is NaN"));
+    pf_eval_config_free(&cfg);
+}
+
 static void test_record_json_round_trip(void)
 {
     pf_eval_record r, s;
@@ -237,4 +270,5 @@ static void test_inprocess_evaluator(void)
 PF_TEST_SUITE(search_evaluate, PF_TEST(test_record_json_round_trip),
               PF_TEST(test_pool_measures_and_survives_failures), PF_TEST(test_hang_times_out),
               PF_TEST(test_nan_output_is_invalid), PF_TEST(test_bad_program_fails_the_pool),
+              PF_TEST(test_nan_exact_output_fails_the_pool),
               PF_TEST(test_inprocess_evaluator))
