@@ -3,6 +3,8 @@
  * variable, channel subsampling, store reconstruction and on-demand storage. */
 #include "codegen/lower_internal.h"
 
+#include "codegen/ir_audit.h"
+
 #include "base/error.h"
 #include "perforate/exec.h"
 
@@ -162,6 +164,7 @@ typedef struct nest_loop {
     int width, unroll;
     const char *label;
     bool banded;
+    uint8_t serial_why;  /* ir_audit.h */
 } nest_loop;
 
 /* The loop order, innermost first (perforate/exec.h: d for variable d, PF_EXEC_TILE_LOOP(d)
@@ -201,7 +204,7 @@ static nest_loop tile_loop(lower_ctx *c, const nest_spec *ns, nest_loop *inner, 
     ir_var *o = ir_var_new(f, name, IR_I32, IR_VAR_LOOP);
     ir_expr *big = irf_bin(f, IR_MUL, inner->step, ir_const_i32(f, t));
     nest_loop l = { o, inner->lo, inner->hi, big, inner->align, IR_LOOP_SERIAL, 1, 0, NULL,
-                    false };
+                    false, 0 };
     inner->lo = ir_ref(f, o);
     /* a tile filled on its own also computes the next tile's first sample */
     ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);
@@ -217,12 +220,14 @@ static void plan_parallel(lower_ctx *c, const pf_stage *st, const int *ids, nest
                           int n)
 {
     const pf_exec_gene *g = lower_exec(c, st->index);
-    /* inside a consumer's parallel tiles a parallel loop would run serially anyway */
-    if (!g->parallel || (c->region && c->region->in_parallel))
-        return;
     int p = 0;
     while (p < n - 1 && ids[p] >= 2 && ids[p] < PF_EXEC_TILE_LOOP(0))
         p++;
+    if (!g->parallel)
+        out[p].serial_why = IR_SERIAL_SCHEDULE;
+    /* inside a consumer's parallel tiles a parallel loop would run serially anyway */
+    if (!g->parallel || (c->region && c->region->in_parallel))
+        return;
     if (st->serial)
         out[p].banded = true;  /* pass_bands decides */
     else if (out[p].kind == IR_LOOP_SERIAL)
@@ -242,7 +247,7 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     nest_loop loops[IR_MAX_DIMS] = { 0 }, tiles[2];
     for (int d = 0; d < k; d++) {
         nest_loop l = { vars[d], ns->lo[d], ns->hi[d], ns->step[d], ns->align[d],
-                        IR_LOOP_SERIAL, 1, 0, NULL, false };
+                        IR_LOOP_SERIAL, 1, 0, NULL, false, 0 };
         loops[d] = l;
     }
     bool tiled[2] = { false, false };
@@ -351,6 +356,7 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
         nest->width = l->width;
         nest->unroll = l->unroll;
         nest->banded = l->banded;
+        nest->serial_why = l->serial_why;
         nest->align = l->align;
         nest->text = l->label;
     }
@@ -428,6 +434,8 @@ static void emit_reconstruct(lower_ctx *c, const pf_stage *st, const lower_latti
     ir_buffer *bufs[3] = { img, mask, aux };
     ir_stmt *s = ir_rtcall(f, IR_RT_RECONSTRUCT, mask ? 3 : 1, bufs, n, args);
     s->view_dims = st->n_vars;
+    if (!ir_rt_threaded(s))
+        s->serial_why = IR_SERIAL_GRID_ND;
     lower_emit(c, s);
 }
 
@@ -484,7 +492,9 @@ static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *
     ir_expr *n2 = st->n_vars > 1 ? L->n[1] : ir_const_i32(f, 1);
     if (a->sample == PF_SAMPLE_ADAPTIVE) {
         ir_expr *args[3] = { L->n[0], n2, ir_const_i32(f, a->k) };
-        lower_emit(c, ir_rtcall(f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args));
+        ir_stmt *coarse = ir_rtcall(f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args);
+        coarse->serial_why = IR_SERIAL_ADAPTIVE;
+        lower_emit(c, coarse);
         lower_emit(c, nest_pass(c, ns, vars, 2));
         ir_expr *rargs[3 * IR_MAX_DIMS + 2];
         int n = view_args(st, L, rargs);
@@ -493,6 +503,7 @@ static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *
         ir_buffer *bufs[3] = { img, mask, aux };
         ir_stmt *r = ir_rtcall(f, IR_RT_ADAPTIVE_REFINE, 3, bufs, n, rargs);
         r->view_dims = st->n_vars;
+        r->serial_why = IR_SERIAL_ADAPTIVE;
         lower_emit(c, r);
         lower_emit(c, nest_pass(c, ns, vars, 1));
     } else {
@@ -506,7 +517,9 @@ static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *
                              st->n_vars > 1 ? L->step[1] : ir_const_i32(f, 1), L->n[0], n2,
                              ir_const_f32(f, a->frac), ir_const_f32(f, a->sigma_imp) };
         ir_buffer *bufs[3] = { c->bufs[a->ref->index], mask, aux };
-        lower_emit(c, ir_rtcall(f, IR_RT_IMPORTANCE_MASK, 3, bufs, 8, args));
+        ir_stmt *m = ir_rtcall(f, IR_RT_IMPORTANCE_MASK, 3, bufs, 8, args);
+        m->serial_why = IR_SERIAL_DITHER;
+        lower_emit(c, m);
         lower_emit(c, nest_pass(c, ns, vars, 1));
     }
     if (a->recon != PF_RECON_NONE)
