@@ -525,8 +525,10 @@ static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *
     if (a->recon != PF_RECON_NONE)
         emit_reconstruct(c, st, L, img, mask, aux);
     c->out = outer;
-    ir_stmt *inner = ir_alloc(f, aux, true, ir_list_block(f, &body));
-    lower_emit(c, ir_alloc(f, mask, true, inner));
+    /* not zeroed: the mask calls write every element of both planes before anything reads
+     * them (a failed call returns from the pipeline) */
+    ir_stmt *inner = ir_alloc(f, aux, false, ir_list_block(f, &body));
+    lower_emit(c, ir_alloc(f, mask, false, inner));
 }
 
 /* ---- the stage ---- */

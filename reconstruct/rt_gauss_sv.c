@@ -222,7 +222,9 @@ static void sv_tile_run(sv_job *j, sv_tile *t)
         for (int x = t->x0; x < t->x1; x++) {
             if (m[x])
                 continue;
+            /* acc[0] set for GCC -O3, which cannot see that nc >= 1 entries are summed */
             double r = pf_rt_tent_radius(sr[x]), acc[1 + SV_GROUP];
+            acc[0] = 0.0;
             sv_taps tp;
             sv_make_taps(r, &tp);
             ptrdiff_t ox[5], oy[5];
