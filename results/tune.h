@@ -23,6 +23,9 @@ typedef struct pf_tune_config {
     pf_eval_config eval;
     double max_error;      /* error cap of the quality numbers (Lab units; default 10) */
     bool test;             /* re-measure the final training frontier on the test split */
+    int confirm;           /* rounds of confirmation at the end (default 3; 0: none): each
+                              measures again the training-frontier variants not yet confirmed
+                              and the new measurement replaces the old (docs/search.md §5) */
     char *source;          /* the program as the user named it (for messages and .sched) */
 } pf_tune_config;
 
@@ -40,7 +43,7 @@ typedef struct pf_tune_progress {
     int frontier;          /* training frontier size at the last generation's end */
     double best_speedup;   /* 1 / the lowest relative time with error <= max_error */
     double max_error;
-    const char *phase;     /* "search", "test" */
+    const char *phase;     /* "search", "confirm", "test" */
     const char *load;      /* the evaluator's workers (busy, idle, per node), or NULL */
 } pf_tune_progress;
 
@@ -72,9 +75,15 @@ const char *pf_tune_dir(const pf_tune *t);
 int pf_tune_run(pf_tune *t, pf_evaluator *ev, const pf_tune_hooks *hooks, pf_error *err);
 void pf_tune_free(pf_tune *t);
 
-/* The training frontier of a run's records (docs/search.md §5): the indices of the valid
- * training records of generations up to max_generation (INT_MAX: all), rank 0 on (error,
- * time), sorted by error. Returns the count; *out malloc'd. */
+/* The generation of a confirmation record: a training-frontier variant measured again at the
+ * end of the search (the test split's records have generation -1). */
+#define PF_GEN_CONFIRM (-2)
+
+/* The training frontier of a run's records (docs/search.md §5): among the valid training
+ * records of generations 0 to max_generation, by error, each whose slow end (time_hi) beats
+ * the exact program (time 1) and every point of no more error before it; sorted by error.
+ * With max_generation INT_MAX (the final frontier), a schedule's last confirmation record
+ * replaces its earlier records. Returns the count; *out malloc'd. */
 int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation, int **out);
 
 #endif

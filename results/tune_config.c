@@ -26,6 +26,7 @@ void pf_tune_config_default(pf_tune_config *c)
     pf_eval_config_default(&c->eval);
     c->max_error = 10.0;
     c->test = true;
+    c->confirm = 3;
 }
 
 void pf_tune_config_free(pf_tune_config *c)
@@ -76,6 +77,7 @@ json_object *pf_tune_config_to_json(const pf_tune *t)
     json_object_object_add(o, "pipeline", json_object_new_string(t->prog->name));
     json_object_object_add(o, "max_error", dbl(c->max_error));
     json_object_object_add(o, "test", json_object_new_boolean(c->test));
+    json_object_object_add(o, "confirm", json_object_new_int(c->confirm));
     json_object_object_add(o, "ga", ga_json(&c->ga));
     json_object_object_add(o, "evaluation", pf_eval_config_to_json(&c->eval));
     json_object_object_add(o, "train_images", image_list(&c->eval, PF_SET_TRAIN));
@@ -136,6 +138,10 @@ int pf_tune_config_from_json(json_object *o, pf_tune_config *c, pf_error *err)
     c->max_error = get_d(o, "max_error", c->max_error);
     if ((v = get(o, "test")))
         c->test = json_object_get_boolean(v);
+    /* Runs written before confirmation existed had none: resuming one adds none. */
+    c->confirm = get_i(o, "confirm", 0);
+    if (c->confirm < 0)
+        return pf_fail(err, "config.json: 'confirm' is %d (rounds: 0 or more)", c->confirm);
     if (read_ga(get(o, "ga"), &c->ga, err) != 0)
         return -1;
     pf_eval_config_free(&c->eval);

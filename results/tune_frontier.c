@@ -6,6 +6,7 @@
 #include "base/arena.h"
 #include "base/fileio.h"
 #include "search/pareto.h"
+#include "search/strmap.h"
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -15,24 +16,70 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Whether record i takes part in the frontier of generations 0..max_generation: a training
+ * record that is valid; in the final frontier (INT_MAX) the last confirmation of a schedule
+ * stands for all its records, so a measurement that won by luck is not kept by its luck. */
+static bool counts(const pf_eval_record *recs, int i, int max_generation,
+                   const pf_strmap *confirmed)
+{
+    const pf_eval_record *r = &recs[i];
+    if (r->set != PF_SET_TRAIN || !r->valid)
+        return false;
+    if (max_generation != INT_MAX)
+        return r->generation >= 0 && r->generation <= max_generation;
+    int last;
+    return !pf_strmap_get(confirmed, r->schedule, &last) || last == i;
+}
+
+/* The upper end of a record's time: the paired ratios' third quartile (its time when the
+ * spread is unknown). */
+static double time_hi(const pf_eval_record *r)
+{
+    return isfinite(r->time_hi) && r->time_hi >= r->time ? r->time_hi : r->time;
+}
+
+typedef struct point {
+    double error, time, hi;
+    int rec;
+} point;
+
+static int by_error_time(const void *x, const void *y)
+{
+    const point *a = x, *b = y;
+    if (a->error != b->error)
+        return a->error < b->error ? -1 : 1;
+    if (a->time != b->time)
+        return a->time < b->time ? -1 : 1;
+    return a->rec - b->rec;
+}
+
 int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation, int **out)
 {
-    int n = 0;
-    int *idx = pf_xmalloc(sizeof *idx * (size_t)(n_recs + 1));
-    double *tm = pf_xmalloc(sizeof *tm * 2 * (size_t)(n_recs + 1)), *er = tm + n_recs;
+    pf_strmap confirmed;  /* schedule -> its last confirmation record (valid or not) */
+    pf_strmap_init(&confirmed);
     for (int i = 0; i < n_recs; i++)
-        if (recs[i].set == PF_SET_TRAIN && recs[i].valid && recs[i].generation <= max_generation) {
-            idx[n] = i;
-            tm[n] = recs[i].time;
-            er[n++] = recs[i].error;
+        if (recs[i].set == PF_SET_TRAIN && recs[i].generation == PF_GEN_CONFIRM)
+            pf_strmap_put(&confirmed, recs[i].schedule, i);
+    int n = 0;
+    point *p = pf_xmalloc(sizeof *p * (size_t)(n_recs + 1));
+    for (int i = 0; i < n_recs; i++)
+        if (counts(recs, i, max_generation, &confirmed) && isfinite(recs[i].time) &&
+            isfinite(recs[i].error))
+            p[n++] = (point){ recs[i].error, recs[i].time, time_hi(&recs[i]), i };
+    pf_strmap_free(&confirmed);
+    qsort(p, (size_t)n, sizeof *p, by_error_time);
+    /* By error: a point enters when even its slow end (time_hi) beats every point of no more
+     * error already in, and the exact program (time 1 at error 0): an advantage within the
+     * timing's spread is no advantage. */
+    int m = 0, *idx = pf_xmalloc(sizeof *idx * (size_t)(n + 1));
+    double best = 1.0;
+    for (int k = 0; k < n; k++)
+        if (p[k].hi < best) {
+            best = p[k].time;
+            idx[m++] = p[k].rec;
         }
-    int *front = pf_xmalloc(sizeof *front * (size_t)(n + 1));
-    int m = pf_pareto_front(tm, er, n, front);
-    for (int k = 0; k < m; k++)
-        front[k] = idx[front[k]];
-    free(idx);
-    free(tm);
-    *out = front;
+    free(p);
+    *out = idx;
     return m;
 }
 
@@ -129,16 +176,29 @@ static int write_text(pf_tune *t, const char *name, const pf_strbuf *sb, pf_erro
     return rc;
 }
 
+/* "LO\tHI\t": the speedups at the paired ratios' third and first quartiles (the timing's
+ * spread; "-" when unknown). */
+static void spread(const pf_eval_record *r, pf_strbuf *sb)
+{
+    if (isfinite(r->time_lo) && isfinite(r->time_hi) && r->time_lo > 0)
+        pf_sb_printf(sb, "%.4g\t%.4g\t", 1.0 / r->time_hi, 1.0 / r->time_lo);
+    else
+        pf_sb_puts(sb, "-\t-\t");
+}
+
 int pf_tune_write_train(pf_tune *t, const int *front, int n, pf_error *err)
 {
     pf_strbuf sb;
     pf_sb_init(&sb);
-    pf_sb_puts(&sb, "variant\ttime\tspeedup\terror\tpsnr\tssim\tgeneration\tfile\tschedule\n");
+    pf_sb_puts(&sb, "variant\ttime\tspeedup\tspeedup_lo\tspeedup_hi\terror\tpsnr\tssim\t"
+                    "generation\tfile\tschedule\n");
     for (int i = 0; i < n; i++) {
         const pf_eval_record *r = &t->recs[front[i]];
         char *file = variant_file(i);
-        pf_sb_printf(&sb, "%d\t%.6g\t%.4g\t%.6g\t%.4g\t%.4g\t%d\t%s\t", i, r->time, 1.0 / r->time,
-                     r->error, r->psnr, r->ssim, r->generation, file);
+        pf_sb_printf(&sb, "%d\t%.6g\t%.4g\t", i, r->time, 1.0 / r->time);
+        spread(r, &sb);
+        pf_sb_printf(&sb, "%.6g\t%.4g\t%.4g\t%d\t%s\t", r->error, r->psnr, r->ssim,
+                     r->generation, file);
         genes_line(r->schedule, &sb);
         pf_sb_putc(&sb, '\n');
         free(file);
@@ -153,11 +213,12 @@ static void test_row(pf_tune *t, int i, const pf_eval_record *tr, const pf_eval_
 {
     char *file = variant_file(i);
     pf_sb_printf(sb, "%d\t%.6g\t%.6g\t", i, tr->time, tr->error);
-    if (te && te->valid)
-        pf_sb_printf(sb, "%.6g\t%.4g\t%.6g\t%.4g\t%.4g\tok", te->time, 1.0 / te->time, te->error,
-                     te->psnr, te->ssim);
-    else
-        pf_sb_printf(sb, "-\t-\t-\t-\t-\t%s", te ? "invalid" : "not measured");
+    if (te && te->valid) {
+        pf_sb_printf(sb, "%.6g\t%.4g\t", te->time, 1.0 / te->time);
+        spread(te, sb);
+        pf_sb_printf(sb, "%.6g\t%.4g\t%.4g\tok", te->error, te->psnr, te->ssim);
+    } else
+        pf_sb_printf(sb, "-\t-\t-\t-\t-\t-\t-\t%s", te ? "invalid" : "not measured");
     pf_sb_printf(sb, "\t%s\n", file);
     free(file);
     (void)t;
@@ -167,8 +228,9 @@ static int write_test_tsv(pf_tune *t, const int *front, const int *test, int n, 
 {
     pf_strbuf sb;
     pf_sb_init(&sb);
-    pf_sb_puts(&sb, "variant\ttrain_time\ttrain_error\ttest_time\ttest_speedup\ttest_error\t"
-                    "test_psnr\ttest_ssim\tstatus\tfile\n");
+    pf_sb_puts(&sb, "variant\ttrain_time\ttrain_error\ttest_time\ttest_speedup\t"
+                    "test_speedup_lo\ttest_speedup_hi\ttest_error\ttest_psnr\ttest_ssim\tstatus\t"
+                    "file\n");
     for (int i = 0; i < n; i++)
         test_row(t, i, &t->recs[front[i]], test[i] >= 0 ? &t->recs[test[i]] : NULL, &sb);
     int rc = write_text(t, PF_RUN_FRONTIER_TEST, &sb, err);

@@ -27,6 +27,8 @@ struct pf_tune {
     pf_front_point *front;         /* the running training frontier (screening compares with it) */
     int n_front;
     bool front_changed;            /* since the evaluator last got it */
+    bool confirming;               /* the evaluator has no frontier: every candidate is timed
+                                      in full (the confirmation rounds) */
     /* this session */
     const pf_tune_hooks *hooks;
     pf_evaluator *ev;

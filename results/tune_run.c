@@ -17,7 +17,8 @@ static long expected_total(const pf_tune *t)
     const pf_ga_params *p = &t->cfg.ga;
     long kept = (long)floor(p->elite_frac * p->population);
     long n = p->population + (long)(p->generations - 1) * (p->population - kept);
-    return n + (t->cfg.test ? (t->frontier_size > 0 ? t->frontier_size : 10) : 0);
+    int front = t->frontier_size > 0 ? t->frontier_size : 10;
+    return n + (t->cfg.test ? front : 0) + (t->cfg.confirm > 0 ? front : 0);
 }
 
 static void report(pf_tune *t, int generation, const char *phase)
@@ -62,7 +63,7 @@ static int take_record(pf_tune *t, pf_eval_record *rec, int generation, pf_error
  * has to say (a worker lost) goes to the log. */
 static void share_frontier(pf_tune *t)
 {
-    if (t->front_changed)
+    if (t->front_changed && !t->confirming)
         pf_evaluator_set_frontier(t->ev, t->front, t->n_front);
     t->front_changed = false;
     for (const char *note; (note = pf_evaluator_note(t->ev));)
@@ -232,8 +233,66 @@ static int measure_test(pf_tune *t, pf_evaluator *ev, test_ctx *c, pf_error *err
     return collect(t, ev, pending, -1, "test", tested, c, err);
 }
 
+static void confirmed(pf_tune *t, int rec, void *ctx)
+{
+    (void)t, (void)rec, (void)ctx;
+}
+
+/* Measures again, fully timed, the training-frontier variants that have no confirmation yet;
+ * the new record replaces the old ones in the final frontier (pf_tune_front_of), which may then
+ * admit variants not yet confirmed: up to cfg.confirm rounds. Every frontier variant's numbers
+ * then come from a measurement made after it was selected, free of the selection's luck (the
+ * best of many noisy measurements is biased low). */
+static int confirm_rounds(pf_tune *t, pf_evaluator *ev, pf_error *err)
+{
+    pf_evaluator_set_frontier(ev, NULL, 0);  /* no screening: every confirmation timed fully */
+    t->confirming = true;
+    for (int round = 1; round <= t->cfg.confirm; round++) {
+        int *front, n = pf_tune_train_front(t, &front), pending = 0;
+        for (int i = 0; i < n; i++) {
+            if (t->recs[front[i]].generation == PF_GEN_CONFIRM)
+                continue;
+            if (pf_evaluator_submit(ev, t->next_id++, PF_SET_TRAIN, t->recs[front[i]].schedule,
+                                    err) != 0) {
+                free(front);
+                return -1;
+            }
+            pending++;
+        }
+        free(front);
+        if (pending == 0)
+            return 0;
+        pf_tune_log(t, "confirmation round %d/%d: measuring again %d of the %d training-frontier "
+                    "variants", round, t->cfg.confirm, pending, n);
+        int rc = collect(t, ev, pending, PF_GEN_CONFIRM, "confirm", confirmed, NULL, err);
+        if (rc != 0)
+            return rc;
+    }
+    int *front, n = pf_tune_train_front(t, &front), left = 0;
+    for (int i = 0; i < n; i++)
+        left += t->recs[front[i]].generation != PF_GEN_CONFIRM;
+    free(front);
+    if (left > 0 && t->cfg.confirm > 0)
+        pf_tune_log(t, "%d of the %d training-frontier variants are not confirmed after %d "
+                    "rounds (generation column of %s)", left, n, t->cfg.confirm,
+                    PF_RUN_FRONTIER_TRAIN);
+    return 0;
+}
+
+static int confirm_front(pf_tune *t, pf_evaluator *ev, pf_error *err)
+{
+    int rc = confirm_rounds(t, ev, err);
+    t->confirming = false;
+    t->front_changed = true;
+    share_frontier(t);
+    return rc;
+}
+
 static int finish(pf_tune *t, pf_evaluator *ev, pf_error *err)
 {
+    int rc = confirm_front(t, ev, err);
+    if (rc != 0)
+        return rc;
     test_ctx c;
     int *front;
     c.n = pf_tune_train_front(t, &front);
@@ -242,7 +301,7 @@ static int finish(pf_tune *t, pf_evaluator *ev, pf_error *err)
     for (int i = 0; i < c.n; i++)
         c.test[i] = -1;
     t->frontier_size = c.n;
-    int rc = pf_tune_write_train(t, front, c.n, err);
+    rc = pf_tune_write_train(t, front, c.n, err);
     if (rc == 0 && t->cfg.test)
         rc = measure_test(t, ev, &c, err);
     if (rc == 0)

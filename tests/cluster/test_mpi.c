@@ -7,6 +7,7 @@
  * SIGTERM stops it cleanly. */
 #include "cluster/mpi.h"
 #include "results/rundir.h"
+#include "results/tune.h"
 #include "search/eval.h"
 #include "tests/harness/harness.h"
 
@@ -137,7 +138,7 @@ static bool dominated(const pf_eval_record *r, int n, int i)
 }
 
 /* A finished run: its files, every id at most once (and with `contiguous`, every id from 0 on:
- * nothing lost), every genome measured once, every record from a worker rank with its host,
+ * nothing lost), every genome measured once (and confirmed at most once), every record from a worker rank with its host,
  * every training-frontier point timed in full (screening sets aside only dominated ones).
  * Returns how many records rank `rank` made. */
 static int check_run(const char *dir, int rank, bool contiguous)
@@ -161,7 +162,8 @@ static int check_run(const char *dir, int rank, bool contiguous)
         for (int k = 0; k < n; k++) {
             same_id += r[k].id == r[i].id;
             id_i += r[k].id == i;
-            same_text += r[k].set == r[i].set && strcmp(r[k].schedule, r[i].schedule) == 0;
+            same_text += r[k].set == r[i].set && strcmp(r[k].schedule, r[i].schedule) == 0 &&
+                         (r[k].generation == PF_GEN_CONFIRM) == (r[i].generation == PF_GEN_CONFIRM);
         }
         CU_ASSERT_EQUAL(same_id, 1);
         if (contiguous)

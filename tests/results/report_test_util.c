@@ -216,7 +216,8 @@ static void write_log_and_checkpoint(const char *dir, int generations, long line
     rt_write(dir, PF_RUN_CHECKPOINT, buf);
 }
 
-/* The frontier of the valid records, as the report and the search compute it. */
+/* The frontier of the valid records, as the report and the search compute it: with no
+ * timing spread (these records have none), the rank-0 points faster than the exact program. */
 static void frontier(const rt_rec *r, int n, rt_synthetic *out)
 {
     double tm[64], er[64];
@@ -225,9 +226,11 @@ static void frontier(const rt_rec *r, int n, rt_synthetic *out)
         tm[i] = r[i].time;
         er[i] = r[i].error;
     }
-    out->n_front = pf_pareto_front(tm, er, n, idx);
-    for (int k = 0; k < out->n_front; k++)
-        out->front[k] = pf_xstrdup(r[idx[k]].schedule);
+    int m = pf_pareto_front(tm, er, n, idx);
+    out->n_front = 0;
+    for (int k = 0; k < m; k++)
+        if (tm[idx[k]] < 1)
+            out->front[out->n_front++] = pf_xstrdup(r[idx[k]].schedule);
 }
 
 void rt_blur_config(pf_tune_config *cfg, int max_images)

@@ -2,6 +2,7 @@
 #include "tests/search/search_test_util.h"
 
 #include "base/arena.h"
+#include "search/strmap.h"
 #include "tests/harness/harness.h"
 
 #include <math.h>
@@ -54,6 +55,9 @@ typedef struct fake {
     long *submitted;
     pf_eval_record *q;
     int n, cap;
+    double lucky;        /* the first training measurement of a schedule is time x lucky */
+    int n_front;         /* the frontier the search last sent (screening would use it) */
+    pf_strmap measured;  /* schedules measured on the training split */
 } fake;
 
 static int fake_submit(pf_evaluator *ev, long id, pf_image_set set, const char *schedule,
@@ -74,6 +78,8 @@ static int fake_submit(pf_evaluator *ev, long id, pf_image_set set, const char *
     st_fake_measure(schedule, &r->time, &r->error);
     if (set == PF_SET_TEST)
         r->time *= 1.1;
+    else if (pf_strmap_add(&f->measured, schedule, 0))
+        r->time *= f->lucky;
     r->worker = 0;
     (*f->submitted)++;
     return 0;
@@ -90,6 +96,9 @@ static int fake_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
         nanosleep(&ts, NULL);
     }
     *out = f->q[0];
+    /* measured now, as a pool dispatches when a worker is free: screened against the frontier
+     * the search sent last */
+    out->full_timing = f->n_front == 0 || out->set == PF_SET_TEST;
     memmove(f->q, f->q + 1, sizeof *f->q * (size_t)--f->n);
     return 1;
 }
@@ -106,19 +115,34 @@ static void fake_destroy(pf_evaluator *ev)
     for (int i = 0; i < f->n; i++)
         pf_record_free(&f->q[i]);
     free(f->q);
+    pf_strmap_free(&f->measured);
     free(f);
 }
 
-static const pf_evaluator_ops fake_ops = { .submit = fake_submit, .wait = fake_wait,
-                                           .describe = fake_describe, .destroy = fake_destroy };
+static void fake_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n)
+{
+    (void)pts;
+    ((fake *)ev)->n_front = n;
+}
 
-pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted)
+static const pf_evaluator_ops fake_ops = { .submit = fake_submit, .wait = fake_wait,
+                                           .describe = fake_describe, .destroy = fake_destroy,
+                                           .set_frontier = fake_set_frontier };
+
+pf_evaluator *st_fake_evaluator_lucky(double delay_ms, long *submitted, double lucky)
 {
     fake *f = pf_xcalloc(1, sizeof *f);
     f->base.ops = &fake_ops;
     f->delay_ms = delay_ms;
     f->submitted = submitted;
+    f->lucky = lucky;
+    pf_strmap_init(&f->measured);
     return &f->base;
+}
+
+pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted)
+{
+    return st_fake_evaluator_lucky(delay_ms, submitted, 1.0);
 }
 
 void st_blur_config(pf_eval_config *c, int max_images)

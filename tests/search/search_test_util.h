@@ -15,6 +15,9 @@ extern const char *const st_apps[];
 /* A fake evaluator: time and error are fixed functions of the schedule text (so runs are
  * reproducible to the bit), each evaluation sleeps delay_ms. *submitted counts submissions. */
 pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted);
+/* The same, except that the first training measurement of each schedule is its time x lucky
+ * (a noisy measurement that came out low). */
+pf_evaluator *st_fake_evaluator_lucky(double delay_ms, long *submitted, double lucky);
 /* The fake measurements of a text. */
 void st_fake_measure(const char *text, double *time, double *error);
 

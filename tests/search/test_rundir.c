@@ -10,6 +10,7 @@
 #include "tests/search/search_test_util.h"
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static void small_config(pf_tune_config *c, int population, int generations)
     c->ga.population = population;
     c->ga.generations = generations;
     c->ga.seed = 2016;
+    c->confirm = 0;  /* these tests count measurements; confirmation has tests of its own */
 }
 
 static char *run_file(const char *dir, const char *name)
@@ -269,8 +271,136 @@ static void test_real_run_resumes(void)
     pf_tune_config_free(&cfg);
 }
 
+/* Builds a training record for the frontier tests. */
+static pf_eval_record train_rec(const char *sched, int generation, double time, double error)
+{
+    pf_eval_record r;
+    pf_record_init(&r);
+    r.set = PF_SET_TRAIN;
+    r.schedule = strdup(sched);
+    r.valid = true;
+    r.generation = generation;
+    r.time = time;
+    r.error = error;
+    return r;
+}
+
+/* A's lucky 0.5 is confirmed at 0.9: the final frontier keeps B (0.7 at the same error), the
+ * frontier of the generations alone still has A's first measurement. */
+static void test_confirmation_supersedes_in_the_final_frontier(void)
+{
+    pf_eval_record recs[3] = { train_rec("A", 0, 0.5, 1.0), train_rec("B", 1, 0.7, 1.0),
+                               train_rec("A", PF_GEN_CONFIRM, 0.9, 1.0) };
+    int *front, n = pf_tune_front_of(recs, 3, INT_MAX, &front);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 1);
+    free(front);
+    n = pf_tune_front_of(recs, 3, 1, &front);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 0);
+    free(front);
+    recs[2].valid = false;  /* a confirmation that failed takes its schedule off the frontier */
+    n = pf_tune_front_of(recs, 3, INT_MAX, &front);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 1);
+    free(front);
+    for (int i = 0; i < 3; i++)
+        pf_record_free(&recs[i]);
+}
+
+/* An advantage within the timing's spread is none: E (0.95, slow end 1.02) does not beat the
+ * exact program, G (0.58 against F's 0.6, slow end 0.62) does not beat F. */
+static void test_frontier_admits_beyond_the_spread(void)
+{
+    pf_eval_record recs[4] = { train_rec("E", 0, 0.95, 0.0), train_rec("F", 0, 0.6, 1.0),
+                               train_rec("G", 1, 0.58, 2.0), train_rec("H", 1, 0.4, 3.0) };
+    double hi[4] = { 1.02, 0.65, 0.62, 0.45 };
+    for (int i = 0; i < 4; i++) {
+        recs[i].time_lo = recs[i].time * 0.98;
+        recs[i].time_hi = hi[i];
+    }
+    int *front, n = pf_tune_front_of(recs, 4, INT_MAX, &front);
+    CU_ASSERT_EQUAL_FATAL(n, 2);
+    CU_ASSERT_EQUAL(front[0], 1);
+    CU_ASSERT_EQUAL(front[1], 3);
+    free(front);
+    for (int i = 0; i < 4; i++)
+        pf_record_free(&recs[i]);
+}
+
+/* Every first measurement comes out at `luck` x its time: after the confirmation rounds every
+ * final frontier variant is a confirmation with its honest time, timed in full (not set aside
+ * by a screening), and no schedule was measured more than twice on the training split. */
+static void confirmed_run(const char *dir, double luck)
+{
+    pf_tune_config cfg;
+    small_config(&cfg, 8, 4);
+    cfg.confirm = 30;
+    long submitted = 0;
+    pf_error err;
+    pf_tune *t = pf_tune_create(dir, &cfg, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    pf_evaluator *ev = st_fake_evaluator_lucky(0, &submitted, luck);
+    CU_ASSERT_EQUAL(pf_tune_run(t, ev, NULL, &err), 0);
+    pf_evaluator_destroy(ev);
+    pf_tune_free(t);
+    char *text = run_file(dir, PF_RUN_EVALUATIONS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    pf_eval_record *recs = NULL;
+    int n = 0, confirmations = 0;
+    pf_strmap times;
+    pf_strmap_init(&times);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        recs = realloc(recs, sizeof *recs * (size_t)(n + 1));
+        CU_ASSERT_EQUAL_FATAL(pf_record_from_json(line, &recs[n], NULL), 0);
+        if (recs[n].set == PF_SET_TRAIN) {
+            int k = 0;
+            pf_strmap_get(&times, recs[n].schedule, &k);
+            pf_strmap_put(&times, recs[n].schedule, k + 1);
+            CU_ASSERT(k + 1 <= 2);
+        }
+        if (recs[n].generation == PF_GEN_CONFIRM) {
+            confirmations++;
+            CU_ASSERT(recs[n].full_timing);  /* the search sent no frontier to screen with */
+        }
+        n++;
+    }
+    CU_ASSERT(confirmations > 0);
+    int *front, m = pf_tune_front_of(recs, n, INT_MAX, &front);
+    CU_ASSERT(m > 0);
+    for (int i = 0; i < m; i++) {
+        double honest, error;
+        st_fake_measure(recs[front[i]].schedule, &honest, &error);
+        CU_ASSERT_EQUAL(recs[front[i]].generation, PF_GEN_CONFIRM);
+        CU_ASSERT_DOUBLE_EQUAL(recs[front[i]].time, honest, 1e-12);
+    }
+    char *tsv = run_file(dir, PF_RUN_FRONTIER_TRAIN);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tsv);
+    const char *head = "variant\ttime\tspeedup\tspeedup_lo\tspeedup_hi\t";
+    CU_ASSERT(strncmp(tsv, head, strlen(head)) == 0);
+    free(tsv);
+    free(front);
+    for (int i = 0; i < n; i++)
+        pf_record_free(&recs[i]);
+    free(recs);
+    pf_strmap_free(&times);
+    free(text);
+    pf_tune_config_free(&cfg);
+}
+
+/* Lucky first measurements (0.5) fall back; unlucky ones (2: the confirmations come out
+ * faster and change the running frontier while others are in flight) are all timed in full. */
+static void test_confirmation_replaces_lucky_measurements(void)
+{
+    confirmed_run(pf_test_tmp("run-confirm-lucky"), 0.5);
+    confirmed_run(pf_test_tmp("run-confirm-unlucky"), 2.0);
+}
+
 PF_TEST_SUITE(search_rundir, PF_TEST(test_log_appends_and_cuts_torn_lines),
               PF_TEST(test_run_files_and_cache),
               PF_TEST(test_resume_after_sigkill_matches_uninterrupted),
               PF_TEST(test_seed_replays_a_run),
-              PF_TEST(test_real_run_resumes))
+              PF_TEST(test_real_run_resumes),
+              PF_TEST(test_confirmation_supersedes_in_the_final_frontier),
+              PF_TEST(test_frontier_admits_beyond_the_spread),
+              PF_TEST(test_confirmation_replaces_lucky_measurements))
