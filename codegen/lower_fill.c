@@ -11,7 +11,6 @@
 #include "codegen/lower_internal.h"
 
 #include "codegen/ir_audit.h"
-
 #include "perforate/exec.h"
 #include "perforate/schedule.h"
 

@@ -3,9 +3,8 @@
  * variable, channel subsampling, store reconstruction and on-demand storage. */
 #include "codegen/lower_internal.h"
 
-#include "codegen/ir_audit.h"
-
 #include "base/error.h"
+#include "codegen/ir_audit.h"
 #include "perforate/exec.h"
 
 #include <stdio.h>
