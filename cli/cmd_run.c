@@ -19,6 +19,9 @@ static const char run_usage[] =
     "  --backend B         jit (default: LLVM, native code), interp (reference interpreter)\n"
     "                      or c (C source compiled by cc)\n"
     "  --interp            the same as --backend interp\n"
+    "  --target cuda       the GPU: NVPTX kernels of the GPU schedule (docs/gpu.md); the same\n"
+    "                      as --backend cuda (--target cpu: the JIT)\n"
+    "  --emit-ptx FILE     CUDA: write the kernels' PTX (also where no GPU is)\n"
     "  --time N            run N times and print the median time\n"
     "  --threads N         threads for parallel loops (default: all cores)\n"
     "  --compile-threads N threads for the JIT compile (default: one per core, up to 4)\n"
@@ -64,7 +67,13 @@ static int parse_option(pf_run_request *a, const char *s, const char *v)
         return add_arg(a->params, &a->n_params, v);
     if (strcmp(s, "--backend") == 0)
         return pf_backend_parse(v, &a->copt.backend) == 0
-                   ? 0 : pf_cli_usage("run", "unknown backend '%s' (jit, interp, c)", v);
+                   ? 0 : pf_cli_usage("run", "unknown backend '%s' (jit, interp, c, cuda)", v);
+    if (strcmp(s, "--target") == 0 && strcmp(v, "cuda") != 0 && strcmp(v, "cpu") != 0)
+        return pf_cli_usage("run", "unknown target '%s' (cpu, cuda)", v);
+    if (strcmp(s, "--target") == 0) {
+        a->copt.backend = strcmp(v, "cuda") == 0 ? PF_BACKEND_CUDA : PF_BACKEND_JIT;
+        return 0;
+    }
     if (strcmp(s, "--time") == 0)
         return parse_count(s, v, 100000, &a->times);
     if (strcmp(s, "--threads") == 0)
@@ -84,6 +93,8 @@ static int parse_option(pf_run_request *a, const char *s, const char *v)
         a->copt.emit_llvm = v;
     else if (strcmp(s, "--emit-c") == 0)
         a->copt.emit_c_dir = v;
+    else if (strcmp(s, "--emit-ptx") == 0)
+        a->copt.emit_ptx = v;
     else
         return pf_cli_usage("run", "unknown option '%s'", s);
     return 0;
@@ -147,6 +158,7 @@ static int run_pipeline(const pf_run_request *a)
     pf_error err;
     pf_run_result r;
     if (pf_run(a, &r, &err) != 0) {
+        fputs(pf_sb_str(&r.dump), stdout);  /* what the stages before the failure made */
         pf_run_result_free(&r);
         pf_cli_error("%s", err.msg);
         return 1;

@@ -25,7 +25,9 @@ execute_process(COMMAND ${LLVM_CONFIG} --libdir OUTPUT_VARIABLE LLVM_LIB_DIR
 # new pass manager (Passes), ORC LLJIT (OrcJIT), and the host target (native: its code generator;
 # its disassembler and assembly parser are listed but never pulled in).
 option(PF_LLVM_STATIC "Link LLVM's static component libraries (OFF: libLLVM-16.so)" ON)
-set(PF_LLVM_COMPONENTS core analysis passes orcjit native)
+# NVPTX, the bitcode reader and the linker: the CUDA backend's PTX (codegen/gpu_ptx.c, with
+# CUDA's libdevice linked in for the math functions).
+set(PF_LLVM_COMPONENTS core analysis passes orcjit native nvptx bitreader linker)
 add_library(pf_llvm INTERFACE)
 target_include_directories(pf_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIR})
 if(PF_LLVM_STATIC)

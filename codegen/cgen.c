@@ -562,6 +562,7 @@ static void cg_stmt(cgen *g, const ir_stmt *s)
     case IR_S_ALLOC: cg_alloc(g, s); return;
     case IR_S_RTCALL: cg_rtcall(g, s); return;
     case IR_S_COMMENT: pf_sb_printf(g->out, "/* %s */\n", s->text); return;
+    case IR_S_BARRIER: pf_sb_puts(g->out, "/* barrier: serial thread loops need none */\n"); return;
     default: cg_simple(g, s); return;
     }
 }

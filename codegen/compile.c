@@ -8,6 +8,8 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "codegen/cgen.h"
+#include "codegen/cuda_driver.h"
+#include "codegen/gpu_ptx.h"
 #include "codegen/jit.h"
 #include "codegen/lower.h"
 #include "codegen/passes.h"
@@ -57,11 +59,20 @@ pf_plan_target pf_host_plan_target(void)
     return t;
 }
 
+pf_plan_target pf_backend_plan_target(pf_backend b)
+{
+    pf_plan_target t = pf_host_plan_target();
+    t.gpu = b == PF_BACKEND_CUDA;
+    return t;
+}
+
 /* ---- the loop-IR passes, in order ---- */
 
 typedef struct pass {
     const char *name;
     ir_func *(*run)(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps);
+    bool gpu;  /* runs on the IR of a plan with GPU stages: it keeps block and thread loops
+                  as they are (the others split, move or band loops; docs/gpu.md) */
 } pass;
 
 static ir_func *run_bounds(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
@@ -84,8 +95,10 @@ static ir_func *run_bands(ir_func *f, const pf_compile_options *o, pf_pass_stats
     return o->no_bands ? f : pf_pass_bands(f, ps);
 }
 
-static const pass passes[] = { { "bounds", run_bounds }, { "ondemand", run_ondemand },
-                               { "channels", run_channels }, { "bands", run_bands } };
+static const pass passes[] = { { "bounds", run_bounds, false },
+                               { "ondemand", run_ondemand, true },
+                               { "channels", run_channels, false },
+                               { "bands", run_bands, false } };
 
 static int verify(const ir_func *f, const char *after, pf_error *err)
 {
@@ -152,12 +165,13 @@ static void keep_pass_stats(pf_variant_stats *s, const pf_pass_stats *ps)
 
 /* Lowering, then the passes. Each result is verified, so a broken pass is caught where it
  * runs. */
-static ir_func *lower_and_optimize(pf_arena *arena, const pf_variant *v,
+static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
+                                   const pf_param_values *params, const pf_plan *plan,
                                    const pf_compile_options *o, pf_variant_stats *stats,
                                    pf_error *err)
 {
     double t0 = pf_thread_cpu_ms();
-    ir_func *f = pf_lower(arena, v->prog, &v->params, v->plan, err);
+    ir_func *f = pf_lower(arena, prog, params, plan, err);
     if (!f || verify(f, "lowering", err))
         return NULL;
     if (dumping(o, "lower"))
@@ -165,8 +179,10 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_variant *v,
     double t1 = pf_thread_cpu_ms();
     stats->lower_ms = t1 - t0;
     pf_pass_stats ps = { 0 };
+    bool gpu = pf_plan_has_gpu(plan);
     for (size_t i = 0; f && i < sizeof passes / sizeof *passes; i++)
-        f = run_pass(&passes[i], f, o, &ps, err);
+        if (passes[i].gpu || !gpu)
+            f = run_pass(&passes[i], f, o, &ps, err);
     if (!f)
         return NULL;
     keep_pass_stats(stats, &ps);
@@ -176,6 +192,14 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_variant *v,
     if (o->emit_c_dir && pf_cgen_write_dir(f, "pf_pipeline", o->emit_c_dir, err))
         return NULL;
     return f;
+}
+
+ir_func *pf_variant_loop_ir(const pf_program *prog, const pf_param_values *params,
+                            const pf_plan *plan, pf_arena *arena, pf_error *err)
+{
+    pf_compile_options o = { 0 };
+    pf_variant_stats stats;
+    return lower_and_optimize(arena, prog, params, plan, &o, &stats, err);
 }
 
 /* ---- native code: the JIT and the C backend ---- */
@@ -294,6 +318,48 @@ static void release_native(pf_variant *v)
         dlclose(v->dl);
 }
 
+/* ---- CUDA ---- */
+
+/* The driver loads the PTX and finds every kernel (so a GPU machine checks what ptxas alone
+ * cannot: the driver's JIT of it for the card). */
+static int load_kernels(pf_cuda *c, const pf_gpu_module *m, pf_error *err)
+{
+    void *module = NULL, *fn;
+    int rc = pf_cuda_load_ptx(c, m->ptx, &module, err);
+    for (int i = 0; rc == 0 && i < m->n_kernels; i++)
+        rc = pf_cuda_kernel(c, module, m->kernels[i].name, &fn, err);
+    pf_cuda_unload(c, module);
+    return rc;
+}
+
+/* The kernels' PTX (written out when asked), then the driver, which loads it. What runs the
+ * kernels from the host (device buffers, the launches in the IR's order, the host's runtime
+ * calls) is the next step of issue 24 (docs/gpu.md): until then a machine with a driver and a
+ * device is told so. */
+static int build_cuda(pf_variant *v, const ir_func *f, const pf_compile_options *o,
+                      pf_error *err)
+{
+    pf_gpu_module m;
+    if (pf_gpu_emit_ptx(f, o->gpu_arch, NULL, &m, err))
+        return -1;
+    v->stats.gpu_kernels = m.n_kernels;
+    int rc = o->emit_ptx ? pf_write_file_atomic(o->emit_ptx, m.ptx, m.ptx_len, err) : 0;
+    pf_cuda *c = rc ? NULL : pf_cuda_open(err);
+    if (c && load_kernels(c, &m, err) == 0)
+        pf_fail(err, "CUDA: %s loaded the %d kernels, but running them from the host is not "
+                "implemented yet (docs/gpu.md)", pf_cuda_device_name(c), m.n_kernels);
+    pf_cuda_close(c);
+    pf_gpu_module_free(&m);
+    return -1;
+}
+
+static int run_cuda(pf_variant *v, const pf_buffer *buffers, const pf_binding *b,
+                    pf_error *err)
+{
+    (void)v, (void)buffers, (void)b;
+    return pf_fail(err, "CUDA: running kernels is not implemented yet");
+}
+
 /* ---- the interpreter ---- */
 
 static int build_interp(pf_variant *v, const ir_func *f, const pf_compile_options *o,
@@ -316,6 +382,7 @@ static const backend backends[] = {
     { PF_BACKEND_JIT, "jit", true, build_jit, run_native, release_native },
     { PF_BACKEND_INTERP, "interp", false, build_interp, run_interp, release_native },
     { PF_BACKEND_C, "c", true, build_c, run_native, release_native },
+    { PF_BACKEND_CUDA, "cuda", true, build_cuda, run_cuda, release_native },
 };
 
 const char *pf_backend_name(pf_backend b)
@@ -341,8 +408,9 @@ static void note_missing_dump(const backend *be, const pf_compile_options *o)
         bool llvm = strcmp(s, "llvm") == 0;
         if (strcmp(s, o->dump_stage) == 0 && (!be->loop_ir || (llvm && be->id != PF_BACKEND_JIT)))
             pf_sb_printf(o->dump, "(none: the %s backend %s)\n", be->name,
-                         be->loop_ir ? "compiles the loop IR to C, not LLVM IR"
-                                     : "runs the program and the plan directly");
+                         !be->loop_ir ? "runs the program and the plan directly"
+                         : be->id == PF_BACKEND_CUDA ? "compiles the loop IR to PTX (--emit-ptx)"
+                                                     : "compiles the loop IR to C, not LLVM IR");
     }
 }
 
@@ -358,7 +426,7 @@ pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *para
     double t0 = pf_now_ms();
     pf_plan *own = NULL;
     if (!plan) {
-        pf_plan_target t = pf_host_plan_target();
+        pf_plan_target t = pf_backend_plan_target(o->backend);
         if (!(plan = own = pf_plan_new(prog, NULL, &t, err)))
             return NULL;
     }
@@ -375,7 +443,9 @@ pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *para
     note_missing_dump(v->be, o);
     pf_arena arena;
     pf_arena_init(&arena);
-    ir_func *f = v->be->loop_ir ? lower_and_optimize(&arena, v, o, &v->stats, err) : NULL;
+    ir_func *f = v->be->loop_ir ? lower_and_optimize(&arena, prog, &v->params, plan, o,
+                                                     &v->stats, err)
+                                : NULL;
     int rc = v->be->loop_ir && !f ? -1 : v->be->build(v, f, o, err);
     pf_arena_free(&arena);
     if (rc != 0) {

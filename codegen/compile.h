@@ -6,13 +6,16 @@
 #ifndef PF_CODEGEN_COMPILE_H
 #define PF_CODEGEN_COMPILE_H
 
+#include "base/arena.h"
 #include "base/buffer.h"
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "lang/lang.h"
 #include "perforate/plan.h"
 
-typedef enum pf_backend { PF_BACKEND_JIT, PF_BACKEND_INTERP, PF_BACKEND_C } pf_backend;
+/* CUDA (docs/gpu.md): the loop IR of a GPU plan as NVPTX kernels, run through the CUDA driver
+ * (loaded at run time). */
+typedef enum pf_backend { PF_BACKEND_JIT, PF_BACKEND_INTERP, PF_BACKEND_C, PF_BACKEND_CUDA } pf_backend;
 
 /* The target half of the driver's input: which backend, and how it compiles and runs. What is
  * computed (approximations, execution genes) is the plan's, never these options'. */
@@ -39,6 +42,8 @@ typedef struct pf_compile_options {
     const char *dump_ir;      /* write the final loop IR here (text), or NULL */
     const char *emit_llvm;    /* write the optimized LLVM IR here, or NULL */
     const char *emit_c_dir;   /* write NAME.c/NAME.h/perfora_rt.* here, or NULL */
+    const char *emit_ptx;     /* CUDA: write the kernels' PTX here, or NULL */
+    const char *gpu_arch;     /* CUDA: the PTX target, "sm_80" (default) or newer */
     const char *work_dir;     /* C backend: where to build (default: a fresh dir in $TMPDIR) */
     /* One stage's output (pf_compile_stage_names: "lower", each pass, "llvm") is appended to
      * `dump` when dump_stage names it; "(unchanged)" when a pass changed nothing. */
@@ -55,8 +60,16 @@ typedef struct pf_variant pf_variant;
 pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *params,
                              const pf_plan *plan, const pf_compile_options *o, pf_error *err);
 
+/* The final loop IR every loop-IR backend gets for prog, params and plan (lowering, then the
+ * passes the plan allows, each result verified), in arena; NULL with err. For tools and tests
+ * that look at the IR itself (the CUDA host side's launches, without a device). */
+struct ir_func *pf_variant_loop_ir(const pf_program *prog, const pf_param_values *params,
+                                   const pf_plan *plan, pf_arena *arena, pf_error *err);
+
 /* The plan target of this machine (its preferred vector width), for pf_plan_new & co. */
 pf_plan_target pf_host_plan_target(void);
+/* ... for a backend: the host's, a GPU for CUDA (its default schedule is the GPU one). */
+pf_plan_target pf_backend_plan_target(pf_backend b);
 
 /* Runs the variant: buffers are the inputs then the outputs, with the extents pf_bind gives
  * for the inputs' extents (the variant checks them). Outputs are fully overwritten. */
@@ -83,6 +96,7 @@ typedef struct pf_variant_stats {
     double jit_ms;           /* setting up the JIT */
     double codegen_ms;       /* machine code generation and linking */
     int jit_modules;         /* LLVM modules the JIT compile was split into (compile_threads) */
+    int gpu_kernels;         /* CUDA: kernels in the PTX */
 } pf_variant_stats;
 pf_variant_stats pf_variant_get_stats(const pf_variant *v);
 

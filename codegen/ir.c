@@ -380,6 +380,11 @@ ir_stmt *ir_comment(ir_func *f, const char *text)
     return s;
 }
 
+ir_stmt *ir_barrier(ir_func *f)
+{
+    return stmt_new(f, IR_S_BARRIER);
+}
+
 void ir_list_push(ir_func *f, ir_list *l, ir_stmt *s)
 {
     if (!s)

@@ -79,6 +79,8 @@ typedef struct ir_buffer {
      * codegen/lower_at.c). Every element address of the buffer folds (llvm_expr.c, llvm_vec.c,
      * cgen.c). */
     int fold[IR_MAX_DIMS];
+    bool gpu_shared;        /* INTERNAL window allocated in a GPU block's body, outside its
+                               thread loops: one per block (GPU shared memory) */
     pf_boundary boundary;
     float constant_value;   /* PF_BOUNDARY_CONSTANT */
     const pf_image_decl *decl;  /* the source image, when there is one */
@@ -164,10 +166,18 @@ typedef enum ir_stmt_kind {
     IR_S_ALLOC,         /* buf allocated (zeroed) with its extents' current values; body */
     IR_S_RTCALL,        /* a runtime library call with buffer and scalar arguments */
     IR_S_COMMENT,       /* text, carried into dumps and C output */
+    IR_S_BARRIER,       /* GPU: every thread of the block waits here (bar.sync); in a block
+                           loop's body between thread-loop nests. Serially (CPU) it is nothing:
+                           each thread loop runs to its end before the next statement */
 } ir_stmt_kind;
 
+/* GPU loops (docs/gpu.md): a GPU_BLOCK loop's iterations are the blocks of a kernel's grid
+ * along `gpu_dim` (0 x, 1 y, 2 z); a GPU_THREAD loop's iterations are dealt out cyclically to
+ * `width` threads of the block along `gpu_dim`. Both have independent iterations, so the same
+ * loop run serially (the CPU backends) computes the same thing. */
 typedef enum ir_loop_kind {
-    IR_LOOP_SERIAL, IR_LOOP_PARALLEL, IR_LOOP_VECTORIZED, IR_LOOP_UNROLLED
+    IR_LOOP_SERIAL, IR_LOOP_PARALLEL, IR_LOOP_VECTORIZED, IR_LOOP_UNROLLED,
+    IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD
 } ir_loop_kind;
 
 
@@ -214,7 +224,8 @@ struct ir_stmt {
                                 cells no other band writes (so scatters are legal inside) */
     ir_expr *align;          /* FOR: var is congruent to align modulo step (the first value
                                 of the loop before any partitioning); NULL = lo */
-    int width;               /* FOR: vector width or unroll factor */
+    int width;               /* FOR: vector width or unroll factor; GPU_THREAD: threads */
+    int gpu_dim;             /* FOR, GPU_BLOCK or GPU_THREAD: grid/block dimension 0..2 */
     ir_expr *cond;           /* IF */
     ir_stmt *then_s, *else_s;/* IF; FOR and ALLOC: then_s is the body */
     ir_expr **window;        /* ALLOC of a window buffer: origin d at [2d], size d at [2d+1] */
@@ -289,6 +300,7 @@ ir_stmt *ir_alloc_window(ir_func *f, ir_buffer *buf, bool zero, ir_expr **origin
 ir_stmt *ir_rtcall(ir_func *f, ir_rt rt, int n_bufs, ir_buffer **bufs, int n, ir_expr **args);
 const char *ir_rt_name(ir_rt rt);
 ir_stmt *ir_comment(ir_func *f, const char *text);
+ir_stmt *ir_barrier(ir_func *f);
 
 /* A growable statement list that becomes a block. */
 typedef struct ir_list {

@@ -54,6 +54,14 @@ bool ir_rt_threaded(const ir_stmt *s)
     }
 }
 
+/* A loop whose iterations run at once: on the pool, or as GPU blocks or threads. */
+static bool runs_parallel(const ir_stmt *s)
+{
+    return s->kind == IR_S_FOR &&
+           (s->loop_kind == IR_LOOP_PARALLEL || s->loop_kind == IR_LOOP_GPU_BLOCK ||
+            s->loop_kind == IR_LOOP_GPU_THREAD);
+}
+
 typedef struct audit {
     void (*found)(void *ctx, const ir_serial_nest *nest);
     void *ctx;
@@ -80,7 +88,7 @@ static bool writes_serially(const ir_stmt *s)
     case IR_S_RTCALL:
         return !ir_rt_threaded(s);
     case IR_S_FOR:
-        if (s->loop_kind == IR_LOOP_PARALLEL)
+        if (runs_parallel(s))
             return false;
         break;
     default:
@@ -96,7 +104,7 @@ static bool writes_serially(const ir_stmt *s)
  * call inside it that is not in a parallel loop. */
 static ir_serial_why reason_in(const ir_stmt *s)
 {
-    if (!s || (s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_PARALLEL))
+    if (!s || runs_parallel(s))
         return IR_SERIAL_NONE;
     if ((s->kind == IR_S_FOR || s->kind == IR_S_RTCALL) && s->serial_why)
         return (ir_serial_why)s->serial_why;
@@ -123,7 +131,7 @@ static void walk(audit *A, const ir_stmt *s)
     if (s->kind == IR_S_FOR || s->kind == IR_S_RTCALL) {
         if (writes_serially(s))
             report(A, s, reason_in(s));
-        else if (s->kind == IR_S_FOR && s->loop_kind != IR_LOOP_PARALLEL)
+        else if (s->kind == IR_S_FOR && !runs_parallel(s))
             walk(A, s->then_s);  /* a serial loop around parallel ones: look inside */
         return;
     }

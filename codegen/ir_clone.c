@@ -166,6 +166,7 @@ ir_stmt *ir_clone_stmt(ir_func *f, ir_subst *sub, const ir_stmt *s)
             r->args[i] = ir_subst_expr(f, sub, s->args[i]);
         return r;
     case IR_S_COMMENT:
+    case IR_S_BARRIER:
         return r;
     }
     return r;

@@ -108,7 +108,8 @@ void ir_print_expr(const ir_expr *e, pf_strbuf *out)
 
 static const char *loop_kind_name(ir_loop_kind k)
 {
-    static const char *names[] = { "for", "parallel for", "vectorized for", "unrolled for" };
+    static const char *names[] = { "for", "parallel for", "vectorized for", "unrolled for",
+                                   "gpu block for", "gpu thread for" };
     return names[k];
 }
 
@@ -117,6 +118,10 @@ static void print_for(const ir_stmt *s, int indent, pf_strbuf *out)
     pf_sb_puts(out, loop_kind_name(s->loop_kind));
     if (s->loop_kind == IR_LOOP_VECTORIZED || s->loop_kind == IR_LOOP_UNROLLED)
         pf_sb_printf(out, "<%d>", s->width);
+    if (s->loop_kind == IR_LOOP_GPU_BLOCK)
+        pf_sb_printf(out, "<%c>", "xyz"[s->gpu_dim]);
+    if (s->loop_kind == IR_LOOP_GPU_THREAD)
+        pf_sb_printf(out, "<%c %d>", "xyz"[s->gpu_dim], s->width);
     if (s->banded)
         pf_sb_puts(out, s->loop_kind == IR_LOOP_PARALLEL ? "<bands>" : "<bands asked>");
     pf_sb_printf(out, " %s = ", s->var->name);
@@ -238,6 +243,9 @@ void ir_print_stmt(const ir_stmt *s, int indent, pf_strbuf *out)
         break;
     case IR_S_COMMENT:
         pf_sb_printf(out, "// %s\n", s->text);
+        break;
+    case IR_S_BARRIER:
+        pf_sb_puts(out, "barrier;\n");
         break;
     }
 }

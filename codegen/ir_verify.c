@@ -14,6 +14,9 @@ typedef struct verifier {
     char *defined;       /* lets defined somewhere already (by var id) */
     char *buf_live;      /* by buffer id */
     int parallel_depth;  /* inside a non-serial loop */
+    unsigned gpu_blocks;  /* GPU block dimensions of the enclosing block loops (bit per dim) */
+    unsigned gpu_threads; /* GPU thread dimensions of the enclosing thread loops */
+    int gpu_block_threads;  /* product of the enclosing thread loops' widths */
     char *msg;
     size_t msg_len;
     int failed;
@@ -145,6 +148,38 @@ static int check_block(verifier *v, const ir_stmt *s)
     return rc;
 }
 
+/* GPU loops: blocks outside threads, each dimension once, at most 1024 threads a block, no
+ * CPU-parallel loop inside either (docs/gpu.md). *bit: the dimension bit the loop takes. */
+static int check_gpu_for(verifier *v, const ir_stmt *s, unsigned *block_bit,
+                         unsigned *thread_bit)
+{
+    bool gpu = s->loop_kind == IR_LOOP_GPU_BLOCK || s->loop_kind == IR_LOOP_GPU_THREAD;
+    if (!gpu) {
+        if ((v->gpu_blocks || v->gpu_threads) && s->loop_kind != IR_LOOP_SERIAL &&
+            s->loop_kind != IR_LOOP_UNROLLED)
+            return fail(v, "loop %s: a parallel or vectorized loop inside a GPU loop",
+                        s->var->name);
+        return 0;
+    }
+    if (s->gpu_dim < 0 || s->gpu_dim > 2)
+        return fail(v, "GPU loop %s has dimension %d", s->var->name, s->gpu_dim);
+    unsigned bit = 1u << s->gpu_dim;
+    if (s->loop_kind == IR_LOOP_GPU_BLOCK) {
+        if (v->gpu_threads || (v->gpu_blocks & bit))
+            return fail(v, "GPU block loop %s inside a thread loop or a block loop of the same "
+                        "dimension", s->var->name);
+        *block_bit = bit;
+        return 0;
+    }
+    if (!v->gpu_blocks || (v->gpu_threads & bit))
+        return fail(v, "GPU thread loop %s outside a block loop or inside a thread loop of the "
+                    "same dimension", s->var->name);
+    if (s->width > 1024 || v->gpu_block_threads * s->width > 1024)
+        return fail(v, "GPU thread loop %s: more than 1024 threads a block", s->var->name);
+    *thread_bit = bit;
+    return 0;
+}
+
 static int check_for(verifier *v, const ir_stmt *s)
 {
     if (check_expr(v, s->lo) || check_expr(v, s->hi) || check_expr(v, s->step))
@@ -156,13 +191,21 @@ static int check_for(verifier *v, const ir_stmt *s)
         return fail(v, "loop %s has step %lld", s->var->name, (long long)step);
     if (s->loop_kind != IR_LOOP_SERIAL && s->width < 1)
         return fail(v, "loop %s has width %d", s->var->name, s->width);
-    if (define(v, s->var, IR_VAR_LOOP))
+    unsigned block_bit = 0, thread_bit = 0;
+    if (check_gpu_for(v, s, &block_bit, &thread_bit) || define(v, s->var, IR_VAR_LOOP))
         return -1;
     /* a band loop's iterations write disjoint cells: its scatters stay in order */
     int par = (s->loop_kind == IR_LOOP_PARALLEL && !s->banded) ||
-              s->loop_kind == IR_LOOP_VECTORIZED;
+              s->loop_kind == IR_LOOP_VECTORIZED || block_bit || thread_bit;
+    int threads = thread_bit ? s->width : 1;
     v->parallel_depth += par;
+    v->gpu_blocks |= block_bit;
+    v->gpu_threads |= thread_bit;
+    v->gpu_block_threads *= threads;
     int rc = check_stmt(v, s->then_s);
+    v->gpu_block_threads /= threads;
+    v->gpu_blocks &= ~block_bit;
+    v->gpu_threads &= ~thread_bit;
     v->parallel_depth -= par;
     v->in_scope[s->var->id] = 0;
     return rc;
@@ -272,6 +315,8 @@ static int check_stmt(verifier *v, const ir_stmt *s)
     case IR_S_ALLOC:
         return check_alloc(v, s);
     case IR_S_RTCALL:
+        if (v->gpu_blocks)
+            return fail(v, "runtime call %s inside a GPU loop", ir_rt_name(s->rt));
         for (int i = 0; i < s->n_bufs; i++)
             if (!v->buf_live[s->bufs[i]->id])
                 return fail(v, "runtime call uses %s outside its allocation", s->bufs[i]->name);
@@ -280,6 +325,9 @@ static int check_stmt(verifier *v, const ir_stmt *s)
         return check_args(v, s->args, s->n, IR_BOOL);
     case IR_S_COMMENT:
         return 0;
+    case IR_S_BARRIER:
+        return v->gpu_blocks && !v->gpu_threads
+                   ? 0 : fail(v, "barrier outside a GPU block loop's body or inside a thread loop");
     }
     return fail(v, "unknown statement kind %d", (int)s->kind);
 }
@@ -288,6 +336,7 @@ int ir_verify(const ir_func *f, char *msg, size_t msg_len)
 {
     verifier v = { 0 };
     v.f = f;
+    v.gpu_block_threads = 1;
     v.in_scope = pf_xcalloc((size_t)f->n_vars + 1, 1);
     v.defined = pf_xcalloc((size_t)f->n_vars + 1, 1);
     v.buf_live = pf_xcalloc((size_t)f->n_buffers + 1, 1);

@@ -173,6 +173,10 @@ void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
 
 static void em_for(emit *e, const ir_stmt *s)
 {
+    if (e->gpu) {
+        e->gpu->loop(e, s);
+        return;
+    }
     const pf_piece *piece = s == e->outlining ? NULL : pf_split_outlined(e->split, s);
     if (s->loop_kind == IR_LOOP_PARALLEL) {
         em_parallel_for(e, s, piece);
@@ -237,7 +241,7 @@ static LLVMValueRef em_strides(emit *e, const ir_buffer *b)
 
 /* The address image coordinates 0 would have in a window buffer: element (origin) is at p.
  * Outside the allocation, so its element addresses are built without `inbounds`. */
-static LLVMValueRef window_base(emit *e, const ir_buffer *b, LLVMValueRef p)
+LLVMValueRef em_window_base(emit *e, const ir_buffer *b, LLVMValueRef p)
 {
     LLVMValueRef off = em_i64(e, 0);
     for (int d = 0; d < b->ndims; d++) {
@@ -267,6 +271,10 @@ static void fail_if_offsets_overflow(emit *e, const ir_buffer *b)
 
 static void em_alloc(emit *e, const ir_stmt *s)
 {
+    if (e->gpu) {
+        e->gpu->alloc(e, s);
+        return;
+    }
     const ir_buffer *b = s->buf;
     for (int d = 0; s->window && d < b->ndims; d++) {
         e->var[b->origin[d]->id] = em_expr(e, s->window[2 * d]);
@@ -282,7 +290,7 @@ static void em_alloc(emit *e, const ir_stmt *s)
     LLVMValueRef null = LLVMBuildIsNull(e->b, p, "");
     LLVMBuildCondBr(e->b, null, e->fail_bb, ok);
     LLVMPositionBuilderAtEnd(e->b, ok);
-    e->buf_data[b->id] = b->window ? window_base(e, b, p) : p;
+    e->buf_data[b->id] = b->window ? em_window_base(e, b, p) : p;
     em_stmt(e, s->then_s);
     LLVMTypeRef fp[1] = { e->t_ptr };
     em_call_ext(e, "pf_rt_free", e->t_void, fp, 1, &p);
@@ -342,12 +350,16 @@ void em_stmt(emit *e, const ir_stmt *s)
     case IR_S_ALLOC: em_alloc(e, s); return;
     case IR_S_RTCALL: em_rtcall(e, s); return;
     case IR_S_COMMENT: return;
+    case IR_S_BARRIER:  /* serially, a thread loop has ended before it */
+        if (e->gpu)
+            e->gpu->barrier(e);
+        return;
     }
 }
 
 /* ---- functions ---- */
 
-static void init_types(emit *e)
+void em_init_types(emit *e)
 {
     e->t_i1 = LLVMInt1TypeInContext(e->ctx);
     e->t_i8 = LLVMInt8TypeInContext(e->ctx);
@@ -358,7 +370,7 @@ static void init_types(emit *e)
     e->t_void = LLVMVoidTypeInContext(e->ctx);
 }
 
-static void define_tables(emit *e)
+void em_define_tables(emit *e)
 {
     const ir_func *f = e->irf;
     for (int i = 0; i < f->n_tables; i++) {
@@ -504,10 +516,10 @@ LLVMValueRef em_module(emit *e, const ir_func *f, LLVMContextRef ctx, const char
     e->mod = LLVMModuleCreateWithNameInContext(name, ctx);
     e->b = LLVMCreateBuilderInContext(ctx);
     e->ab = LLVMCreateBuilderInContext(ctx);
-    init_types(e);
+    em_init_types(e);
     e->var = pf_xcalloc((size_t)f->n_vars + 1, sizeof *e->var);
     e->buf_data = pf_xcalloc((size_t)f->n_buffers + 1, sizeof *e->buf_data);
-    define_tables(e);
+    em_define_tables(e);
     emit_body(e, name);
     LLVMValueRef body = e->fn;
     emit_entry(e, name, body);

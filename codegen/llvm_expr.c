@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 
+#include <stdio.h>
 #include <string.h>
 
 LLVMTypeRef em_type(emit *e, ir_type t)
@@ -236,8 +237,12 @@ LLVMValueRef em_runtime_median(emit *e, const ir_var *a, LLVMValueRef p, LLVMVal
     LLVMValueRef args[2] = { p, n };
     LLVMTypeRef ps[2] = { e->t_ptr, e->t_i32 };
     bool f = a->type == IR_F32;
-    return em_call_known(e, f ? "pf_rt_median_f32" : "pf_rt_median_i32", em_type(e, a->type),
-                         ps, 2, args, EM_MEMORY_ARGS);
+    char name[48];
+    if (e->gpu)  /* one per array length: it sorts a copy in local memory (codegen/gpu_rt.c) */
+        snprintf(name, sizeof name, "pf_gpu_median_%s_%d", f ? "f32" : "i32", a->array_len);
+    else
+        snprintf(name, sizeof name, "pf_rt_median_%s", f ? "f32" : "i32");
+    return em_call_known(e, name, em_type(e, a->type), ps, 2, args, EM_MEMORY_ARGS);
 }
 
 static LLVMValueRef em_median(emit *e, const ir_expr *x)

@@ -6,7 +6,17 @@
 #include "codegen/llvm_emit.h"
 #include "codegen/split.h"
 
-typedef struct emit {
+typedef struct emit emit;
+
+/* GPU emission (codegen/gpu_ptx.c): statements the kernels emit their own way. loop: every
+ * loop (block and thread loops, the others serial); alloc: a shared-memory window; barrier. */
+typedef struct em_gpu_hooks {
+    void (*loop)(emit *e, const ir_stmt *s);
+    void (*alloc)(emit *e, const ir_stmt *s);
+    void (*barrier)(emit *e);
+} em_gpu_hooks;
+
+struct emit {
     LLVMContextRef ctx;
     LLVMModuleRef mod;
     LLVMBuilderRef b;
@@ -39,7 +49,9 @@ typedef struct emit {
         LLVMValueRef fn;
         int module, piece;
     } *owned;
-} emit;
+    const em_gpu_hooks *gpu;    /* NULL: CPU code */
+    void *gpu_state;            /* the GPU emitter's own state */
+};
 
 /* Builds f into a new module e->mod in ctx (split: outlining the plan's pieces where their
  * module differs from the code around them) and verifies it. Returns the entry point, or NULL
@@ -47,6 +59,15 @@ typedef struct emit {
 LLVMValueRef em_module(emit *e, const ir_func *f, LLVMContextRef ctx, const char *name,
                        const pf_split *split, pf_error *err);
 LLVMValueRef em_expr(emit *e, const ir_expr *x);
+/* llvm_emit.c: the scalar types, and the constant tables as module globals. */
+void em_init_types(emit *e);
+void em_define_tables(emit *e);
+/* llvm_emit.c: a window buffer's base (image coordinates 0) from the address of its first
+ * element p, its strides and origin being set. */
+LLVMValueRef em_window_base(emit *e, const ir_buffer *b, LLVMValueRef p);
+/* llvm_parallel.c: the variables s uses from outside itself (vars[id] = 1) and the buffers it
+ * uses (bufs[id] = 1); both arrays zeroed by the caller, of n_vars and n_buffers entries. */
+void em_free_values(const ir_func *f, const ir_stmt *s, char *vars, char *bufs);
 LLVMTypeRef em_type(emit *e, ir_type t);
 LLVMValueRef em_i32(emit *e, int64_t v);
 LLVMValueRef em_i64(emit *e, int64_t v);

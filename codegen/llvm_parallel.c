@@ -356,6 +356,17 @@ static void free_captures(captures *c)
     free(c->scalar_slot);
 }
 
+void em_free_values(const ir_func *f, const ir_stmt *s, char *vars, char *bufs)
+{
+    captures c = { f, pf_xcalloc((size_t)f->n_vars + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1),
+                   pf_xcalloc((size_t)f->n_buffers + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1) };
+    walk_stmt(&c, s);
+    for (int id = 0; id < f->n_vars; id++)
+        vars[id] = c.used[id] && !c.defined[id];
+    memcpy(bufs, c.bufs, (size_t)f->n_buffers);
+    free_captures(&c);
+}
+
 /* The closure: [0] lo, [1] step, the captured variables in id order, then (when with_bufs)
  * the buffers; *n_var_slots is where the buffers start. */
 static LLVMValueRef pack_closure(emit *e, const captures *c, LLVMValueRef lo, LLVMValueRef step,

@@ -385,6 +385,9 @@ static lower_region tile_region(lower_ctx *c, const pf_stage *st, const pf_stage
     infer_region(c, st, p, t, &region);
     region.in_parallel = (c->region && c->region->in_parallel) ||
                          (lower_exec(c, st->index)->parallel && !st->serial);
+    const pf_exec_gene *g = lower_exec(c, st->index);
+    for (int d = 0; g->gpu && d < 2; d++)
+        region.gpu_threads[d] = pf_exec_gpu_threads(g, d);
     return region;
 }
 
@@ -541,9 +544,13 @@ ir_stmt *lower_at_tile(lower_ctx *c, const pf_stage *st, const lower_tile *t, lo
         if (slide_index(S, p) < 0)
             lower_producer(c, p, &regions[n_scratch - 1], &work);
     }
+    bool gpu = lower_exec(c, st->index)->gpu;
+    if (gpu && n_scratch > 0)  /* the block's threads wait for its shared windows */
+        ir_list_push(f, &work, ir_barrier(f));
     ir_list_push(f, &work, inner);
     ir_stmt *body = ir_list_block(f, &work);
     for (int i = n_scratch - 1; i >= 0; i--) {
+        lower_storage(c, scratch[i])->gpu_shared = gpu;
         int k = slide_index(S, scratch[i]);
         if (k >= 0) {
             ir_stmt *two[2] = { ir_decl(f, S->next[k], ir_const_i32(f, 0)), body };

@@ -265,7 +265,7 @@ struct lower_tile_fill {
 static bool tile_fill_ok(const lower_ctx *c, const pf_stage *st)
 {
     const pf_exec_gene *g = lower_exec(c, st->index);
-    return !c->region && g->tile[0] > 0 && g->tile[1] > 0 && pf_exec_tile_order_ok(g) &&
+    return !c->region && !g->gpu && g->tile[0] > 0 && g->tile[1] > 0 && pf_exec_tile_order_ok(g) &&
            c->plan->stages[st->index].tile_fill_ok;
 }
 

@@ -40,6 +40,8 @@ typedef struct lower_own {
 typedef struct lower_region {
     ir_expr *lo[IR_MAX_DIMS], *hi[IR_MAX_DIMS];
     bool in_parallel;  /* some consumer around runs its tiles in parallel */
+    int gpu_threads[2];  /* > 0: the consumer is a GPU stage: the producer's x and y loops are
+                            thread loops of its blocks with these many threads */
 } lower_region;
 
 typedef struct lower_ctx {

@@ -163,6 +163,7 @@ typedef struct nest_loop {
     int width, unroll;
     const char *label;
     bool banded;
+    int gpu_dim;
     uint8_t serial_why;  /* ir_audit.h */
 } nest_loop;
 
@@ -203,7 +204,7 @@ static nest_loop tile_loop(lower_ctx *c, const nest_spec *ns, nest_loop *inner, 
     ir_var *o = ir_var_new(f, name, IR_I32, IR_VAR_LOOP);
     ir_expr *big = irf_bin(f, IR_MUL, inner->step, ir_const_i32(f, t));
     nest_loop l = { o, inner->lo, inner->hi, big, inner->align, IR_LOOP_SERIAL, 1, 0, NULL,
-                    false, 0 };
+                    false, 0, 0 };
     inner->lo = ir_ref(f, o);
     /* a tile filled on its own also computes the next tile's first sample */
     ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);
@@ -233,6 +234,33 @@ static void plan_parallel(lower_ctx *c, const pf_stage *st, const int *ids, nest
         out[p].kind = IR_LOOP_PARALLEL;
 }
 
+/* GPU (docs/gpu.md): a `gpu` stage's tile loops are block loops (the tile of x along the
+ * grid's x, of y along y), a third variable's loop the grid's z (a fourth's stays a serial
+ * loop: on the host, around the launches), its x and y loops thread loops over the tile; a
+ * producer computed in a GPU stage's blocks runs its x and y loops on that stage's threads.
+ * Returns whether the loops are GPU loops. */
+static bool plan_gpu(lower_ctx *c, const pf_stage *st, const int *ids, nest_loop *out, int n)
+{
+    const pf_exec_gene *g = lower_exec(c, st->index);
+    const int *region_threads = c->region ? c->region->gpu_threads : NULL;
+    bool producer = region_threads && region_threads[0] > 0;
+    if (!g->gpu && !producer)
+        return false;
+    for (int i = 0; i < n; i++) {
+        int id = ids[i];
+        if (id >= PF_EXEC_TILE_LOOP(0) || (id == 2 && !producer)) {
+            out[i].kind = IR_LOOP_GPU_BLOCK;
+            out[i].width = 1;
+            out[i].gpu_dim = id == 2 ? 2 : id - PF_EXEC_TILE_LOOP(0);
+        } else if (id < 2) {
+            out[i].kind = IR_LOOP_GPU_THREAD;
+            out[i].gpu_dim = id;
+            out[i].width = producer ? region_threads[id] : pf_exec_gpu_threads(g, id);
+        }
+    }
+    return true;
+}
+
 /* The loops over the stage variables with the stage's execution gene applied, outermost
  * first: by default variable k-1 outermost, then (when tiled) the tile loops over y and x,
  * then y and x; else the gene's reorder. The innermost loop (x) vectorized when asked; the
@@ -246,7 +274,7 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     nest_loop loops[IR_MAX_DIMS] = { 0 }, tiles[2];
     for (int d = 0; d < k; d++) {
         nest_loop l = { vars[d], ns->lo[d], ns->hi[d], ns->step[d], ns->align[d],
-                        IR_LOOP_SERIAL, 1, 0, NULL, false, 0 };
+                        IR_LOOP_SERIAL, 1, 0, NULL, false, 0, 0 };
         loops[d] = l;
     }
     bool tiled[2] = { false, false };
@@ -267,6 +295,10 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
         out[i] = id >= PF_EXEC_TILE_LOOP(0) ? tiles[d] : loops[id];
         if (id >= PF_EXEC_TILE_LOOP(0))
             *(d ? ytile : xtile) = i;
+    }
+    if (plan_gpu(c, st, ids, out, n)) {
+        out[0].label = st->name;
+        return n;
     }
     if (g->vectorize > 1 && !ns->mask && !st->serial && ids[n - 1] == 0) {
         out[n - 1].kind = IR_LOOP_VECTORIZED;
@@ -355,6 +387,7 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
         nest->width = l->width;
         nest->unroll = l->unroll;
         nest->banded = l->banded;
+        nest->gpu_dim = l->gpu_dim;
         nest->serial_why = l->serial_why;
         nest->align = l->align;
         nest->text = l->label;

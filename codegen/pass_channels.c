@@ -232,6 +232,8 @@ static bool nest_ok(const ch_ctx *c, const ir_stmt *s, bool *shared)
         return !uses_dep(c, s->value);
     case IR_S_COMMENT:
         return true;
+    case IR_S_BARRIER:
+        return false;
     case IR_S_FOR:
         if (uses_dep(c, s->lo) || uses_dep(c, s->hi))
             return false;

@@ -89,7 +89,7 @@ static bool single_nest(const pf_stage_approx *a)
            a->sample == PF_SAMPLE_ALL;
 }
 
-static bool fusable(const pf_plan *plan, int p)
+bool pf_default_fusable(const pf_plan *plan, int p)
 {
     const pf_program *prog = plan->prog;
     int c = pf_exec_sole_consumer(prog, p);
@@ -177,6 +177,10 @@ static int default_width(const pf_stage *st, int wide_lanes)
 
 void pf_default_schedule(pf_plan *plan)
 {
+    if (plan->target.gpu) {
+        pf_default_gpu_schedule(plan);
+        return;
+    }
     const pf_program *prog = plan->prog;
     pf_plan_stage *S = plan->stages;
     for (int i = 0; i < prog->n_stages; i++) {
@@ -188,7 +192,7 @@ void pf_default_schedule(pf_plan *plan)
         S[i].exec.parallel = true;
     }
     for (int p = 0; p < prog->n_stages; p++) {
-        if (S[p].exec_given || !fusable(plan, p))
+        if (S[p].exec_given || !pf_default_fusable(plan, p))
             continue;
         int c = pf_exec_sole_consumer(prog, p);
         S[p].exec.at = c;

@@ -11,4 +11,12 @@
  * facts and its target's vector lanes. */
 void pf_default_schedule(pf_plan *plan);
 
+/* The same for a GPU target (plan->target.gpu; default_gpu_schedule.c). */
+void pf_default_gpu_schedule(pf_plan *plan);
+
+/* Whether stage p (no exec line) may be computed per tile of its sole consumer (which has no
+ * exec line and is computed root): it is exact or sampled on demand, and its consumer reads it
+ * through a small stencil around its own x and y (default_schedule.c). */
+bool pf_default_fusable(const pf_plan *plan, int p);
+
 #endif

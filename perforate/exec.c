@@ -59,7 +59,7 @@ static int find_stage(const pf_program *prog, const char *name)
 /* ---- loop order (`reorder`) ---- */
 
 static const char *const keywords[] = { "root", "inline", "at", "tile", "reorder",
-                                        "vectorize", "parallel", "unroll" };
+                                        "vectorize", "parallel", "unroll", "gpu" };
 
 static bool is_keyword(const char *w)
 {
@@ -223,6 +223,11 @@ static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_
             return pf_fail(err, "'%s' takes %s", kw, vec ? "4, 8 or 16" : "2, 4 or 8");
         *slot = v;
         (*i)++;
+    } else if (strcmp(kw, "gpu") == 0) {
+        g->gpu = true;
+        for (int k = 0; k < 2 && *i + 1 < n &&
+                        int_word(w[*i + 1], 1, PF_EXEC_MAX_THREADS, &g->threads[k]) == 0; k++)
+            (*i)++;
     } else if (strcmp(kw, "tile") == 0) {
         int k = 0;
         while (k < 2 && *i + 1 < n && int_word(w[*i + 1], 1, PF_EXEC_MAX_TILE, &g->tile[k]) == 0) {
@@ -233,7 +238,7 @@ static int parse_word(const pf_program *prog, char *const *w, int n, int *i, pf_
             return pf_fail(err, "'tile' takes one or two sizes from 1 to %d", PF_EXEC_MAX_TILE);
     } else {
         return pf_fail(err, "unknown execution directive '%s' (root, inline, at STAGE [slide], "
-                       "tile, reorder, vectorize, parallel, unroll)", kw);
+                       "tile, reorder, vectorize, parallel, unroll, gpu)", kw);
     }
     return 0;
 }
@@ -247,9 +252,17 @@ int pf_exec_parse(const pf_program *prog, int stage, char *const *words, int n, 
     for (int i = 0; i < n; i++)
         if (parse_word(prog, words, n, &i, g, &reorder, &n_reorder, err) != 0)
             return -1;
+    for (int k = 0; k < 2; k++)  /* canonical: threads equal to the tile are the default */
+        if (g->threads[k] == g->tile[k])
+            g->threads[k] = 0;
     if (n_reorder > 0)
         return resolve_order(prog->stages[stage], words + reorder, n_reorder, g, err);
     return 0;
+}
+
+int pf_exec_gpu_threads(const pf_exec_gene *g, int d)
+{
+    return g->threads[d] > 0 ? g->threads[d] : g->tile[d];
 }
 
 void pf_exec_print(const pf_program *prog, int stage, const pf_exec_gene *g, pf_strbuf *out)
@@ -277,6 +290,11 @@ void pf_exec_print(const pf_program *prog, int stage, const pf_exec_gene *g, pf_
         pf_sb_puts(out, " parallel");
     if (g->unroll > 1)
         pf_sb_printf(out, " unroll %d", g->unroll);
+    if (g->gpu) {
+        pf_sb_puts(out, " gpu");
+        if (g->threads[0] > 0 || g->threads[1] > 0)
+            pf_sb_printf(out, " %d %d", pf_exec_gpu_threads(g, 0), pf_exec_gpu_threads(g, 1));
+    }
 }
 
 bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b)
@@ -287,6 +305,10 @@ bool pf_exec_equal(const pf_exec_gene *a, const pf_exec_gene *b)
         return true;
     if (a->at != b->at || a->slide != b->slide || a->tile[0] != b->tile[0] ||
         a->tile[1] != b->tile[1] || a->vectorize != b->vectorize || a->parallel != b->parallel || a->unroll != b->unroll)
+        return false;
+    if (a->gpu != b->gpu ||
+        (a->gpu && (pf_exec_gpu_threads(a, 0) != pf_exec_gpu_threads(b, 0) ||
+                    pf_exec_gpu_threads(a, 1) != pf_exec_gpu_threads(b, 1))))
         return false;
     bool da = order_is_default(a, -1), db = order_is_default(b, -1);
     if (da || db)
@@ -378,6 +400,12 @@ static int validate_at(const pf_program *prog, int stage, const pf_exec_gene *g,
                        "tile 64 32'), computed root or at its own consumer", st->name,
                        prog->stages[c]->name, prog->stages[c]->name, prog->stages[c]->name);
     const pf_stage *cs = prog->stages[c];
+    if (consumer->gpu && (g->tile[0] > 0 || g->vectorize > 1 || g->parallel || g->unroll > 1 ||
+                          g->n_order > 0 || g->slide || g->gpu))
+        return pf_fail(err, "%s: 'at %s' on a GPU stage computes %s in %s's blocks, by its "
+                       "threads, in shared memory: it takes no tile, vectorize, parallel, "
+                       "unroll, reorder, slide or gpu of its own", st->name, cs->name, st->name,
+                       cs->name);
     if (!pf_exec_tile_order_ok(consumer))
         return pf_fail(err, "%s: 'at %s' needs %s's reorder to keep its tile loops outside its "
                        "loops over %s and %s, and its loops over further variables outside its "
@@ -469,6 +497,8 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
         return pf_fail(err, "%s: 'reorder' of %d loops", st->name, g->n_order);
     if (!order_is_default(g, st->n_vars) && validate_order(st, g, err) != 0)
         return -1;
+    if (g->gpu && pf_exec_validate_gpu(prog, stage, g, err) != 0)
+        return -1;
     if (g->at == PF_EXEC_INLINE)
         return validate_inline(prog, st, approx, err);
     if (g->slide && (g->at < 0 || pf_exec_validate_slide(prog, stage, g, approx, consumer,
@@ -477,5 +507,34 @@ int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
                                    "slide')", st->name) : -1;
     if (g->at >= 0)
         return validate_at(prog, stage, g, approx, consumer, consumer_approx, err);
+    return 0;
+}
+
+int pf_exec_validate_gpu(const pf_program *prog, int stage, const pf_exec_gene *g, pf_error *err)
+{
+    const pf_stage *st = prog->stages[stage];
+    if (st->serial)
+        return pf_fail(err, "%s: 'gpu' does not apply to a serial (scatter) stage: its "
+                       "iterations depend on each other", st->name);
+    if (st->n_vars < 2)
+        return pf_fail(err, "%s: 'gpu' needs a stage of two to four variables (tiles of x and "
+                       "y are blocks, a third variable is the grid's z, a fourth a loop of "
+                       "launches); it has %d", st->name, st->n_vars);
+    if (g->tile[0] <= 0 || g->tile[1] <= 0)
+        return pf_fail(err, "%s: 'gpu' maps tiles to blocks: it needs 'tile TX TY' (e.g. '%s "
+                       "exec tile 32 8 gpu')", st->name, st->name);
+    if (g->at != -1 || g->vectorize > 1 || g->parallel || g->unroll > 1 || g->n_order > 0)
+        return pf_fail(err, "%s: a 'gpu' stage is computed root, in the default loop order, "
+                       "without vectorize, parallel or unroll (its threads are its parallelism)",
+                       st->name);
+    int tx = pf_exec_gpu_threads(g, 0), ty = pf_exec_gpu_threads(g, 1);
+    if (tx > g->tile[0] || ty > g->tile[1])
+        return pf_fail(err, "%s: 'gpu %d %d': more threads than the tile's %d x %d points",
+                       st->name, tx, ty, g->tile[0], g->tile[1]);
+    if (tx * ty > PF_EXEC_MAX_THREADS)
+        return pf_fail(err, "%s: 'gpu': %d x %d = %d threads a block, more than %d (give fewer "
+                       "threads, e.g. 'tile %d %d gpu 32 8': each thread then computes several "
+                       "points)", st->name, tx, ty, tx * ty, PF_EXEC_MAX_THREADS, g->tile[0],
+                       g->tile[1]);
     return 0;
 }

@@ -5,7 +5,9 @@
  *   loop_output exec tile 64 32 vectorize 8 parallel
  *   loop_output exec tile 128 64 reorder x y c xo yo vectorize 8 parallel
  *   loop_temp   exec at loop_output vectorize 8
- *   loop_temp   exec at loop_output slide          (rows computed inside loop_output's row loop) */
+ *   loop_temp   exec at loop_output slide          (rows computed inside loop_output's row loop)
+ *   loop_output exec tile 64 64 gpu 64 4           (GPU: 64x64 tiles are blocks of 64x4 threads,
+ *                                                   16 rows a thread; docs/gpu.md) */
 #ifndef PF_PERFORATE_EXEC_H
 #define PF_PERFORATE_EXEC_H
 
@@ -48,6 +50,16 @@ bool pf_exec_tile_order_ok(const pf_exec_gene *g);
 int pf_exec_validate(const pf_program *prog, int stage, const pf_exec_gene *g,
                      const pf_approx_gene *approx, const pf_exec_gene *consumer,
                      const pf_approx_gene *consumer_approx, pf_error *err);
+
+/* `gpu`: a stage of two to four variables (the fourth: a loop of launches on the host), not
+ * serial, tiled in x and y, computed root, in
+ * the default order, without vectorize, parallel or unroll; at most PF_EXEC_MAX_THREADS
+ * threads, none more than the tile's points. (A stage `at` a GPU stage is checked by
+ * pf_exec_validate: it takes nothing of its own.) */
+#define PF_EXEC_MAX_THREADS 1024
+int pf_exec_validate_gpu(const pf_program *prog, int stage, const pf_exec_gene *g, pf_error *err);
+/* Threads of a `gpu` stage's blocks along d (0 x, 1 y): the gene's, else the tile size. */
+int pf_exec_gpu_threads(const pf_exec_gene *g, int d);
 
 /* `at C slide` on top of `at C`: C tiled in two dimensions (its row loop serial and in order
  * inside a tile), the stage exact, its image's boundary clamp or constant, and the rows of C's

@@ -252,6 +252,14 @@ pf_plan *pf_plan_load(const pf_program *prog, const char *path, const pf_plan_ta
     return p;
 }
 
+bool pf_plan_has_gpu(const pf_plan *p)
+{
+    for (int i = 0; i < p->prog->n_stages; i++)
+        if (p->stages[i].exec.gpu)
+            return true;
+    return false;
+}
+
 void pf_plan_free(pf_plan *p)
 {
     if (!p)

@@ -28,6 +28,8 @@
 typedef struct pf_plan_target {
     int vector_lanes;  /* float lanes of the preferred vector registers, 8 or 16: the default
                           vector width of stages bound by transcendental math */
+    bool gpu;          /* the variant runs on a GPU: the default schedule is the GPU one
+                          (perforate/default_gpu_schedule.c) */
 } pf_plan_target;
 
 /* One stage of a plan. */
@@ -82,6 +84,9 @@ static inline const pf_stage *pf_plan_read_writer(const pf_plan *p, const pf_sta
     const pf_stage *w = p->on_demand[img->index];
     return w && reader && reader->index > w->index ? w : NULL;
 }
+
+/* Whether some stage runs on the GPU (its execution gene says `gpu`). */
+bool pf_plan_has_gpu(const pf_plan *p);
 
 /* The text form: the schedule, then per stage its approximation and resolved execution, per
  * perforated loop its perforation, per on-demand image its writer (perfora run --dump plan). */

@@ -72,7 +72,10 @@ static void print_stage(const pf_plan *p, int i, pf_strbuf *out)
 void pf_plan_print(const pf_plan *p, pf_strbuf *out)
 {
     const pf_program *prog = p->prog;
-    pf_sb_printf(out, "plan of %s for %d-lane vectors\n", prog->name, p->target.vector_lanes);
+    if (p->target.gpu)
+        pf_sb_printf(out, "plan of %s for a GPU\n", prog->name);
+    else
+        pf_sb_printf(out, "plan of %s for %d-lane vectors\n", prog->name, p->target.vector_lanes);
     int lines = 0;
     for (const char *c = p->schedule; *c;) {  /* the schedule's genes, as comments */
         const char *nl = c;

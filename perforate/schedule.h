@@ -85,6 +85,9 @@ typedef struct pf_exec_gene {
     int n_order;     /* `reorder`: 0 = the default loop order, else the number of loops */
     int order[PF_EXEC_MAX_ORDER];  /* the loops, innermost first: d for stage variable d,
                                       PF_EXEC_TILE_LOOP(d) for the tile loop of d (0, 1) */
+    bool gpu;        /* GPU (docs/gpu.md): tiles are blocks (a third variable the grid's z),
+                        a tile's points are dealt to threads[0] x threads[1] threads */
+    int threads[2];  /* threads of a block along x and y; 0 = the tile size (one point each) */
     int line;        /* the schedule line it came from; 0 if built in code or absent */
 } pf_exec_gene;
 

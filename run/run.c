@@ -73,7 +73,7 @@ static pf_program *load(const pf_run_request *r, pf_run_result *out, pf_error *e
 static pf_plan *make_plan(const pf_run_request *r, const pf_program *prog, pf_run_result *out,
                           pf_error *err)
 {
-    pf_plan_target t = pf_host_plan_target();
+    pf_plan_target t = pf_backend_plan_target(r->copt.backend);
     pf_plan *plan = r->schedule ? pf_plan_load(prog, r->schedule, &t, err)
                                 : pf_plan_new(prog, NULL, &t, err);
     if (plan && dumps(r, "plan"))

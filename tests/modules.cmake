@@ -8,7 +8,7 @@ pf_test_module(interp pf_interp pf_reconstruct pf_perforate pf_lang pf_dataset)
 # tests/interp_seam/fake_stage_rt.c defines reconstruct/stage_rt.h's functions).
 pf_test_module(interp_seam pf_interp pf_perforate pf_lang)
 pf_test_module(codegen pf_codegen pf_perforate pf_dataset pf_lang
-               SPLIT codegen_approx codegen_apps codegen_exec)
+               SPLIT codegen_approx codegen_apps codegen_exec codegen_gpu_lower)
 # The thread pool's suite once more, built with ThreadSanitizer together with the pool's own
 # source (not in the ASan build: the two sanitizers do not mix).
 if(NOT PF_SANITIZE)

@@ -382,7 +382,7 @@ static int stage_named(const pf_program *p, const char *name)
 static int default_width(const pf_program *p, int lanes, int s)
 {
     pf_error err;
-    pf_plan_target t = { lanes };
+    pf_plan_target t = { .vector_lanes = lanes };
     pf_plan *plan = pf_plan_new(p, NULL, &t, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
     int w = plan->stages[s].exec.vectorize;

@@ -91,7 +91,7 @@ static void check_case(const golden *g)
     pf_param_values pv;
     pf_params_init(&pv, p);
     pf_error err;
-    pf_plan_target t = { 8 };
+    pf_plan_target t = { .vector_lanes = 8 };
     char path[256];
     snprintf(path, sizeof path, "apps/%s.sched", g->name);
     pf_plan *plan = g->schedule ? pf_plan_parse(p, g->schedule, g->name, &t, &err)

@@ -330,7 +330,7 @@ static void test_exec_resolved_for_target(void)
 {
     pf_program *p = pt_load_app("bilateral_filter");
     pf_error err;
-    pf_plan_target wide = { 16 }, narrow = { 8 };
+    pf_plan_target wide = { .vector_lanes = 16 }, narrow = { .vector_lanes = 8 };
     pf_plan *a = pf_plan_new(p, NULL, &wide, &err), *b = pf_plan_new(p, NULL, &narrow, &err);
     CU_ASSERT_FATAL(a && b);
     bool any16 = false;

@@ -1,0 +1,50 @@
+/* The host side of a GPU-lowered function, without a device (docs/gpu.md §5): it walks the
+ * statements the host runs (lets, `if`, loops around kernels, allocations of whole images),
+ * evaluating their scalars, and at each kernel nest (as gpu_ptx.c numbers them) reports its
+ * launch: grid, block, dynamic shared memory (the largest any block's windows need), and the
+ * values of the variables the kernel takes. A device layer (the CUDA backend) launches; a test
+ * checks the geometry on a machine without a GPU. */
+#ifndef PF_CODEGEN_GPU_HOST_H
+#define PF_CODEGEN_GPU_HOST_H
+
+#include "base/error.h"
+#include "codegen/ir.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A scalar of the host: integers (bool, i32, i64) in i, f32 in f. */
+typedef struct pf_gpu_value {
+    int64_t i;
+    float f;
+} pf_gpu_value;
+
+typedef struct pf_gpu_launch {
+    const ir_stmt *nest;       /* the kernel's statement */
+    unsigned grid[3], block[3];
+    size_t shared_bytes;
+    const pf_gpu_value *vars;  /* by var id: the host's values when it launches */
+} pf_gpu_launch;
+
+typedef struct pf_gpu_host_ops {
+    void *ctx;
+    /* a whole internal image (its strides set: dense, x innermost) before its users, and after;
+     * zero: when it must start 0 (the allocation's flag), and at the IR's zero_buffer calls */
+    int (*alloc)(void *ctx, const ir_buffer *b, size_t bytes, bool zero, pf_error *err);
+    void (*release)(void *ctx, const ir_buffer *b);
+    int (*zero)(void *ctx, const ir_buffer *b, pf_error *err);
+    int (*launch)(void *ctx, const pf_gpu_launch *l, pf_error *err);
+} pf_gpu_host_ops;
+
+/* Whether s holds a block loop (a host statement around kernels; else, a loop nest without
+ * GPU loops is a kernel of one thread). gpu_ptx.c numbers kernels by the same walk. */
+bool pf_gpu_has_block_loop(const ir_stmt *s);
+
+/* Runs f's host side: extents[i][d] is argument i's extent along d (the bound buffers'; a row
+ * for every argument, inputs then outputs).
+ * Returns 0, or -1 with err (a runtime call the host cannot run yet, a grid that depends on
+ * the block, an op's failure). */
+int pf_gpu_host_run(const ir_func *f, const int64_t (*extents)[IR_MAX_DIMS],
+                    const pf_gpu_host_ops *ops, pf_error *err);
+
+#endif

@@ -1,0 +1,172 @@
+/* The host side of a CUDA variant without a device (codegen/gpu_host.h, docs/gpu.md): the
+ * launches the host walk makes for an app's default GPU schedule, each a kernel of the PTX
+ * (gpu_ptx.h), with the grid, block and shared memory the IR implies, the whole internal images
+ * allocated, and a clear refusal of a runtime call the GPU does not run yet. */
+#include "tests/codegen/codegen_util.h"
+#include "tests/harness/harness.h"
+
+#include "codegen/gpu_host.h"
+#include "codegen/gpu_ptx.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct recorder {
+    int n;
+    pf_gpu_launch l[16];
+    int allocs, zeros;
+    size_t alloc_bytes;
+} recorder;
+
+static int rec_alloc(void *ctx, const ir_buffer *b, size_t bytes, bool zero, pf_error *err)
+{
+    (void)b, (void)err;
+    recorder *r = ctx;
+    r->allocs++;
+    r->zeros += zero;
+    r->alloc_bytes += bytes;
+    return 0;
+}
+
+static int rec_zero(void *ctx, const ir_buffer *b, pf_error *err)
+{
+    (void)b, (void)err;
+    ((recorder *)ctx)->zeros++;
+    return 0;
+}
+
+static void rec_release(void *ctx, const ir_buffer *b)
+{
+    (void)ctx, (void)b;
+}
+
+static int rec_launch(void *ctx, const pf_gpu_launch *l, pf_error *err)
+{
+    (void)err;
+    recorder *r = ctx;
+    if (r->n < 16)
+        r->l[r->n] = *l;
+    r->n++;
+    return 0;
+}
+
+/* The launches of app under schedule (on the GPU target) for a W x H x 3 input; also checks
+ * that each launches a kernel of the PTX. Returns pf_gpu_host_run's result (message in err). */
+static int launches(const char *app, const char *schedule, int w, int h, recorder *r,
+                    pf_error *err)
+{
+    pf_program *prog = cg_load_app(app);
+    pf_param_values params;
+    pf_params_init(&params, prog);
+    pf_plan_target t = pf_backend_plan_target(PF_BACKEND_CUDA);
+    pf_plan *plan = pf_plan_parse(prog, schedule, "<test>", &t, err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = pf_variant_loop_ir(prog, &params, plan, &arena, err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    int64_t ext[2 * CG_MAX_IO][IR_MAX_DIMS];  /* every argument, inputs then outputs */
+    for (int i = 0; i < 2 * CG_MAX_IO; i++) {
+        ext[i][0] = w;
+        ext[i][1] = h;
+        ext[i][2] = 3;
+        ext[i][3] = 1;
+    }
+    memset(r, 0, sizeof *r);
+    pf_gpu_host_ops ops = { r, rec_alloc, rec_release, rec_zero, rec_launch };
+    int rc = pf_gpu_host_run(f, (const int64_t(*)[IR_MAX_DIMS])ext, &ops, err);
+    pf_gpu_module m;
+    pf_error perr;
+    char lib[1024];
+    if (pf_gpu_emit_ptx(f, NULL, NULL, &m, &perr) != 0) {  /* math without libdevice: SKIP */
+        printf("\n    SKIP (kernel names) %s: %s", app, perr.msg);
+        CU_ASSERT(strstr(perr.msg, "libdevice") && !pf_gpu_libdevice_path(lib, sizeof lib));
+    }
+    for (int i = 0; i < r->n && i < 16 && m.ptx; i++) {
+        bool found = false;
+        for (int k = 0; k < m.n_kernels; k++)
+            found = found || m.kernels[k].nest == r->l[i].nest;
+        CU_ASSERT(found);
+    }
+    pf_gpu_module_free(&m);
+    pf_arena_free(&arena);
+    pf_plan_free(plan);
+    pf_params_free(&params);
+    pf_program_free(prog);
+    return rc;
+}
+
+static void expect(const pf_gpu_launch *l, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                   unsigned by, size_t shared)
+{
+    printf("\n    grid %u x %u x %u, block %u x %u x %u, %zu bytes shared", l->grid[0],
+           l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], l->shared_bytes);
+    CU_ASSERT_EQUAL(l->grid[0], gx);
+    CU_ASSERT_EQUAL(l->grid[1], gy);
+    CU_ASSERT_EQUAL(l->grid[2], gz);
+    CU_ASSERT_EQUAL(l->block[0], bx);
+    CU_ASSERT_EQUAL(l->block[1], by);
+    CU_ASSERT_EQUAL(l->block[2], 1);
+    CU_ASSERT_EQUAL(l->shared_bytes, shared);
+}
+
+/* blur: one kernel, 64x64 tiles of 64x4 threads, temp's window 64 x (64 + 16) floats in shared
+ * memory; on 97x61, the largest window is clipped by the image (61 rows). */
+static void test_blur_launch(void)
+{
+    recorder r;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(launches("blur", "", 2048, 1536, &r, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(r.n, 1);
+    expect(&r.l[0], 32, 24, 3, 64, 4, 64 * 80 * 4);
+    CU_ASSERT_EQUAL(r.allocs, 0);
+    CU_ASSERT_EQUAL_FATAL(launches("blur", "", 97, 61, &r, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(r.n, 1);
+    expect(&r.l[0], 2, 1, 3, 64, 4, 64 * 61 * 4);
+    /* a hand schedule: 32x8 tiles, 32x8 threads, temp through global memory */
+    CU_ASSERT_EQUAL_FATAL(launches("blur", "loop_temp exec tile 32 8 gpu\n"
+                                           "loop_output exec tile 32 8 gpu\n", 2048, 1536, &r,
+                                   &err), 0);
+    CU_ASSERT_EQUAL_FATAL(r.n, 2);
+    expect(&r.l[0], 64, 192, 3, 32, 8, 0);
+    CU_ASSERT_EQUAL(r.allocs, 1);
+    CU_ASSERT_EQUAL(r.alloc_bytes, (size_t)2048 * 1536 * 3 * 4);
+}
+
+/* Every app's default GPU schedule walks to its end; the bilateral grid's serial splat is one
+ * thread. */
+static void test_every_app_walks(void)
+{
+    static const char *const apps[] = { "unsharp_mask", "bilateral_filter", "bilateral_grid",
+                                        "demosaic", "mosaic", "median", "artistic_blur" };
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
+        recorder r;
+        pf_error err;
+        int rc = launches(apps[a], "", 256, 192, &r, &err);
+        if (rc)
+            printf("\n    %s: %s", apps[a], err.msg);
+        CU_ASSERT_EQUAL(rc, 0);
+        int single = 0;
+        for (int i = 0; i < r.n; i++)
+            single += r.l[i].grid[0] * r.l[i].grid[1] * r.l[i].grid[2] == 1 &&
+                      r.l[i].block[0] * r.l[i].block[1] == 1;
+        printf("\n    %-16s %d launches, %d of one thread, %d images allocated, %d zeroed",
+               apps[a], r.n, single, r.allocs, r.zeros);
+        CU_ASSERT(r.n >= 1);
+        CU_ASSERT_EQUAL(single, strcmp(apps[a], "bilateral_grid") == 0);
+    }
+}
+
+/* A reconstruction the GPU does not run yet is refused by name. */
+static void test_runtime_call_refused(void)
+{
+    recorder r;
+    pf_error err;
+    int rc = launches("blur", "loop_temp grid 4 1 1 reconstruct store gaussian 1\n", 97, 61, &r,
+                      &err);
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "runtime call reconstruct"));
+}
+
+PF_TEST_SUITE(codegen_gpu_host, PF_TEST(test_blur_launch), PF_TEST(test_every_app_walks),
+              PF_TEST(test_runtime_call_refused))

@@ -1,0 +1,301 @@
+/* GPU lowering run on the CPU (issue 24, docs/gpu.md): every app's plan for a GPU target
+ * (block and thread loops, shared-memory windows, barriers) compiled by the JIT, which runs
+ * block and thread loops as serial loops, equals the reference interpreter (max abs <= 1e-5),
+ * with the default GPU schedule and under random perforation + random GPU genes (fixed seed).
+ * The IR is the one the CUDA backend gets: the driver runs the same passes for both. */
+#include "tests/codegen/codegen_util.h"
+#include "tests/harness/harness.h"
+
+#include "codegen/ir.h"
+#include "perforate/exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const apps[] = { "blur", "unsharp_mask", "bilateral_filter",
+                                    "bilateral_grid", "demosaic", "mosaic", "median",
+                                    "artistic_blur" };
+
+static const pf_plan_target gpu_target = { .vector_lanes = 8, .gpu = true };
+
+/* Odd sizes: partial blocks in x and y; a 3-channel input (demosaic and mosaic need 3). */
+static const int sizes[][2] = { { 97, 61 }, { 40, 23 } };
+
+/* Runs plan on the JIT and the interpreter on in; returns the max |diff| over the outputs. */
+static double jit_vs_interp(const pf_program *prog, const pf_param_values *params,
+                            const pf_plan *plan, pf_image *in)
+{
+    cg_run ref, got;
+    if (cg_run_plan(prog, params, plan, PF_BACKEND_INTERP, &in, 1, &ref) != 0)
+        return 1e30;
+    int rc = cg_run_plan(prog, params, plan, PF_BACKEND_JIT, &in, 1, &got);
+    double worst = rc == 0 ? 0.0 : 1e30;
+    for (int i = 0; rc == 0 && i < ref.n_out; i++) {
+        double d = cg_max_abs_diff(ref.out[i], got.out[i]);
+        worst = d > worst ? d : worst;
+    }
+    cg_run_free(&ref);
+    if (rc == 0)
+        cg_run_free(&got);
+    return worst;
+}
+
+static pf_plan *gpu_plan(const pf_program *prog, const char *text)
+{
+    pf_error err;
+    pf_plan *p = pf_plan_parse(prog, text, "<gpu test>", &gpu_target, &err);
+    if (!p)
+        fprintf(stderr, "\n%s: %s\n%s", prog->name, err.msg, text);
+    return p;
+}
+
+/* The final loop IR of a plan (the JIT's). */
+static char *plan_ir(const pf_program *prog, const pf_param_values *params, const pf_plan *plan)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_compile_options o = { 0 };
+    o.dump_stage = "lower";  /* the GPU passes change no loop (the later dumps: "(unchanged)") */
+    o.dump = &sb;
+    pf_variant *v = cg_compile(prog, params, plan, &o);
+    pf_variant_free(v);
+    return pf_sb_take(&sb);
+}
+
+/* Every app under its default GPU schedule: block and thread loops present in the IR (and
+ * barriers where a producer sits in shared memory), and the same result as the interpreter. */
+static void test_default_gpu_schedule(void)
+{
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
+        pf_program *prog = cg_load_app(apps[a]);
+        pf_param_values params;
+        pf_params_init(&params, prog);
+        pf_plan *plan = gpu_plan(prog, "");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        CU_ASSERT(pf_plan_has_gpu(plan));
+        char *ir = plan_ir(prog, &params, plan);
+        CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu block for"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu thread for"));
+        bool fused = false;
+        for (int i = 0; i < prog->n_stages; i++)
+            fused = fused || plan->stages[i].exec.at >= 0;
+        CU_ASSERT_EQUAL(strstr(ir, "barrier;") != NULL, fused);
+        free(ir);
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            pf_image *in = cg_synthetic(sizes[s][0], sizes[s][1], 3, 5u + (unsigned)s);
+            double d = jit_vs_interp(prog, &params, plan, in);
+            printf("\n    %-16s %3dx%-3d default GPU schedule max|diff| %.2g", prog->name,
+                   sizes[s][0], sizes[s][1], d);
+            CU_ASSERT(d <= 1e-5);
+            pf_image_free(in);
+        }
+        pf_plan_free(plan);
+        pf_params_free(&params);
+        pf_program_free(prog);
+    }
+}
+
+/* ---- random perforation + random GPU genes ---- */
+
+static int pick(unsigned *seed, int n)
+{
+    return (int)(rand_r(seed) % (unsigned)n);
+}
+
+/* A random approximation line for stage loop i (or nothing). */
+static void random_approx(const pf_program *prog, int loop, unsigned *seed, pf_strbuf *out)
+{
+    pf_perforable info;
+    pf_perforable_info(prog, loop, &info);
+    const char *name = prog->loops[loop].name;
+    int r = pick(seed, 5);
+    if (info.kind == PF_PERFORABLE_FOR) {
+        if (r == 0)
+            pf_sb_printf(out, "%s step 2\n", name);
+        else if (r == 1)
+            pf_sb_printf(out, "%s random 0.6\n", name);
+        return;
+    }
+    if (r >= 3 || !(info.genes & (1u << PF_GENE_GRID)))
+        return;
+    pf_sb_printf(out, "%s grid", name);
+    for (int d = 0; d < info.n_vars; d++)
+        pf_sb_printf(out, " %d", d >= 2 ? 1 : 1 + pick(seed, 3));
+    if (info.kind == PF_PERFORABLE_SERIAL_STAGE)
+        pf_sb_puts(out, "\n");
+    else if (info.on_demand && r == 0)
+        pf_sb_printf(out, " reconstruct on-demand %s\n", pick(seed, 2) ? "linear" : "nearest");
+    else
+        pf_sb_printf(out, " reconstruct store %s\n", pick(seed, 2) ? "linear" : "nearest");
+}
+
+/* A random GPU gene for a stage that can take one: tiles and threads, sometimes fewer
+ * threads than points (several rows a thread); or, half the time when the stage's sole
+ * consumer has a GPU gene, computed in that consumer's blocks (shared memory). gpu[i]: stage i
+ * got a GPU gene. */
+static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
+                       pf_strbuf *out)
+{
+    static const int tx[] = { 8, 16, 32, 64 }, ty[] = { 1, 4, 8, 16 };
+    const pf_stage *st = prog->stages[i];
+    int c = pf_exec_sole_consumer(prog, i);
+    if (c >= 0 && gpu[c] && pick(seed, 2)) {
+        pf_sb_printf(out, "%s exec at %s\n", st->name, prog->stages[c]->name);
+        return;
+    }
+    if (st->serial || st->n_vars < 2 || pick(seed, 4) == 0)
+        return;
+    gpu[i] = true;
+    int x = tx[pick(seed, 4)], y = ty[pick(seed, 4)];
+    pf_sb_printf(out, "%s exec tile %d %d gpu", st->name, x, y);
+    if (pick(seed, 2))
+        pf_sb_printf(out, " %d %d", x / (1 + pick(seed, 2)), y > 1 ? y / 2 : 1);
+    pf_sb_puts(out, "\n");
+}
+
+static void test_random_gpu_schedules(void)
+{
+    unsigned seed = 24;
+    int tried = 0, ran = 0, shared = 0;
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
+        pf_program *prog = cg_load_app(apps[a]);
+        pf_param_values params;
+        pf_params_init(&params, prog);
+        pf_image *in = cg_synthetic(53, 37, 3, 99u + (unsigned)a);
+        int n = strcmp(apps[a], "artistic_blur") == 0 ? 2 : 4;
+        for (int k = 0; k < n; k++) {
+            pf_strbuf text;
+            pf_sb_init(&text);
+            for (int l = 0; l < prog->n_loops; l++)
+                random_approx(prog, l, &seed, &text);
+            bool gpu[64] = { false };
+            for (int i = prog->n_stages - 1; i >= 0; i--)  /* consumers first */
+                random_gpu(prog, i, &seed, gpu, &text);
+            tried++;
+            pf_error err;
+            pf_plan *plan = pf_plan_parse(prog, pf_sb_str(&text), "<random>", &gpu_target, &err);
+            if (plan) {
+                double d = jit_vs_interp(prog, &params, plan, in);
+                for (int i = 0; i < prog->n_stages; i++)
+                    shared += plan->stages[i].exec.at >= 0 &&
+                              plan->stages[plan->stages[i].exec.at].exec.gpu;
+                printf("\n    %-16s random GPU schedule %d max|diff| %.2g", prog->name, k, d);
+                if (d > 1e-5)
+                    printf("\n%s", pf_sb_str(&text));
+                CU_ASSERT(d <= 1e-5);
+                ran++;
+                pf_plan_free(plan);
+            } else {
+                printf("\n    %-16s random schedule %d refused: %s", prog->name, k, err.msg);
+            }
+            pf_sb_free(&text);
+        }
+        pf_image_free(in);
+        pf_params_free(&params);
+        pf_program_free(prog);
+    }
+    printf("\n    %d of %d random GPU schedules were valid and ran; %d producers in shared "
+           "memory", ran, tried, shared);
+    CU_ASSERT(ran >= tried / 2);
+    CU_ASSERT(shared >= 3);
+}
+
+/* GPU genes are parsed, printed and refused like the others, with messages that say why. */
+static void test_gpu_genes(void)
+{
+    pf_program *p = cg_load_app("blur");
+    pf_error err;
+    static const struct { const char *text, *want; } bad[] = {
+        { "loop_output exec gpu\n", "needs 'tile TX TY'" },
+        { "loop_output exec tile 64 64 gpu\n", "more than 1024" },
+        { "loop_output exec tile 32 8 gpu 64 8\n", "more threads than the tile" },
+        { "loop_output exec tile 32 8 vectorize 8 gpu\n", "without vectorize" },
+        { "loop_temp exec at loop_output vectorize 8\nloop_output exec tile 32 8 gpu\n",
+          "takes no tile, vectorize" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        pf_schedule *s = pf_schedule_from_string(p, bad[i].text, &err);
+        CU_ASSERT_PTR_NULL(s);
+        pf_schedule_delete(s);
+        if (!strstr(err.msg, bad[i].want))
+            printf("\n    unexpected message for %s: %s", bad[i].text, err.msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, bad[i].want));
+    }
+    pf_schedule *s = pf_schedule_from_string(p, "loop_output exec tile 64 64 gpu 64 4\n"
+                                                "loop_temp exec at loop_output\n", &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_schedule_print(p, s, &sb);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pf_sb_str(&sb), "loop_output exec root tile 64 64 gpu 64 4"));
+    pf_schedule *back = pf_schedule_from_string(p, pf_sb_str(&sb), &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    CU_ASSERT(pf_schedule_equal(s, back));
+    /* threads equal to the tile are the default and print as nothing */
+    pf_schedule *same = pf_schedule_from_string(p, "loop_output exec tile 32 8 gpu 32 8\n", &err);
+    pf_schedule *plain = pf_schedule_from_string(p, "loop_output exec tile 32 8 gpu\n", &err);
+    CU_ASSERT_FATAL(same && plain);
+    CU_ASSERT(pf_schedule_equal(same, plain));
+    pf_schedule_delete(same);
+    pf_schedule_delete(plain);
+    pf_schedule_delete(back);
+    pf_sb_free(&sb);
+    pf_schedule_delete(s);
+    pf_program_free(p);
+}
+
+/* ---- the verifier's GPU rules ---- */
+
+/* out[x] = 0 for x in a loop of kind `inner` (width w) inside a loop of kind `outer`, with a
+ * barrier inside the inner loop when asked; ir_verify's message, or "" when it accepts. */
+static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bool barrier,
+                               char *msg, size_t cap)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = ir_func_new(&arena, "gpu_rules");
+    ir_buffer *out = ir_buffer_new(f, "out", IR_BUF_OUTPUT, 1);
+    f->n_outputs = 1;
+    f->args = PF_NEW_ARRAY(&arena, ir_buffer *, 1);
+    f->args[0] = out;
+    out->extent_is_param[0] = true;
+    ir_var *b = ir_var_new(f, "b", IR_I32, IR_VAR_LOOP), *x = ir_var_new(f, "x", IR_I32,
+                                                                          IR_VAR_LOOP);
+    ir_expr *idx[1] = { ir_ref(f, x) };
+    ir_list body = { 0 };
+    ir_list_push(f, &body, ir_store(f, out, idx, ir_const_f32(f, 0.0f), 1, false));
+    if (barrier)
+        ir_list_push(f, &body, ir_barrier(f));
+    ir_stmt *in = ir_for(f, x, ir_const_i32(f, 0), ir_ref(f, out->extent[0]), ir_const_i32(f, 1),
+                         inner, ir_list_block(f, &body));
+    in->width = w;
+    ir_stmt *o = ir_for(f, b, ir_const_i32(f, 0), ir_const_i32(f, 1), ir_const_i32(f, 1), outer,
+                        in);
+    o->width = 1;
+    f->body = o;
+    msg[0] = '\0';
+    ir_verify(f, msg, cap);
+    pf_arena_free(&arena);
+    return msg;
+}
+
+static void test_verifier_gpu_rules(void)
+{
+    char m[512];
+    CU_ASSERT_STRING_EQUAL(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD, 256, false, m,
+                                       sizeof m), "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_SERIAL, IR_LOOP_GPU_THREAD, 256, false, m,
+                                              sizeof m), "outside a block loop"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD, 2048, false,
+                                              m, sizeof m), "more than 1024 threads"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD, 256, true, m,
+                                              sizeof m), "barrier"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_PARALLEL, 1, false, m,
+                                              sizeof m), "inside a GPU loop"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_nest(IR_LOOP_GPU_THREAD, IR_LOOP_GPU_BLOCK, 1, false, m,
+                                              sizeof m), "outside a block loop"));
+}
+
+PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules), PF_TEST(test_default_gpu_schedule),
+              PF_TEST(test_random_gpu_schedules))
