@@ -179,29 +179,59 @@ static void yvv_columns(const pf_yvv *c, float *plane, int height, size_t stride
             plane[(size_t)y * stride + (size_t)(x0 + k)] = (float)blk[(size_t)y * nb + k];
 }
 
-int pf_gauss_iir_2d(float *plane, int width, int height, size_t stride, double sigma_x,
-                    double sigma_y)
+/* What the row and column tasks of one 2-D blur share. */
+typedef struct gauss_job {
+    pf_yvv c;
+    float *plane;
+    int width, height;
+    size_t stride;
+} gauss_job;
+
+/* The x pass on rows [begin, end). */
+static int32_t gauss_rows(void *closure, int32_t begin, int32_t end)
+{
+    const gauss_job *j = closure;
+    double *buf = malloc(sizeof(double) * (size_t)j->width);
+    if (!buf)
+        return -1;
+    for (int32_t y = begin; y < end; y++)
+        yvv_strided(&j->c, j->plane + (size_t)y * j->stride, j->width, 1, buf);
+    free(buf);
+    return 0;
+}
+
+/* The y pass on column blocks [begin, end) of PF_GAUSS_BLOCK columns. */
+static int32_t gauss_columns(void *closure, int32_t begin, int32_t end)
+{
+    const gauss_job *j = closure;
+    double *blk = malloc(sizeof(double) * (size_t)j->height * PF_GAUSS_BLOCK);
+    if (!blk)
+        return -1;
+    for (int32_t b = begin; b < end; b++) {
+        int x0 = b * PF_GAUSS_BLOCK;
+        int nb = j->width - x0 < PF_GAUSS_BLOCK ? j->width - x0 : PF_GAUSS_BLOCK;
+        yvv_columns(&j->c, j->plane, j->height, j->stride, x0, nb, blk);
+    }
+    free(blk);
+    return 0;
+}
+
+int pf_gauss_iir_2d_par(float *plane, int width, int height, size_t stride, double sigma_x,
+                        double sigma_y, pf_par_for par)
 {
     if (width <= 0 || height <= 0)
         return 0;
-    pf_yvv c;
-    if (yvv_prepare(sigma_x, &c)) {
-        double *buf = malloc(sizeof(double) * (size_t)width);
-        if (!buf)
-            return -1;
-        for (int y = 0; y < height; y++)
-            yvv_strided(&c, plane + (size_t)y * stride, width, 1, buf);
-        free(buf);
-    }
-    if (yvv_prepare(sigma_y, &c)) {
-        double *blk = malloc(sizeof(double) * (size_t)height * PF_GAUSS_BLOCK);
-        if (!blk)
-            return -1;
-        for (int x0 = 0; x0 < width; x0 += PF_GAUSS_BLOCK) {
-            int nb = width - x0 < PF_GAUSS_BLOCK ? width - x0 : PF_GAUSS_BLOCK;
-            yvv_columns(&c, plane, height, stride, x0, nb, blk);
-        }
-        free(blk);
-    }
+    gauss_job j = { .plane = plane, .width = width, .height = height, .stride = stride };
+    if (yvv_prepare(sigma_x, &j.c) && pf_par_run(par, gauss_rows, &j, height) != 0)
+        return -1;
+    int blocks = (width + PF_GAUSS_BLOCK - 1) / PF_GAUSS_BLOCK;
+    if (yvv_prepare(sigma_y, &j.c) && pf_par_run(par, gauss_columns, &j, blocks) != 0)
+        return -1;
     return 0;
+}
+
+int pf_gauss_iir_2d(float *plane, int width, int height, size_t stride, double sigma_x,
+                    double sigma_y)
+{
+    return pf_gauss_iir_2d_par(plane, width, height, stride, sigma_x, sigma_y, NULL);
 }

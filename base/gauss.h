@@ -5,6 +5,8 @@
 #ifndef PF_BASE_GAUSS_H
 #define PF_BASE_GAUSS_H
 
+#include "base/par.h"
+
 #include <stddef.h>
 
 /* Blurs a width x height plane in place along x then y with standard deviation sigma (pixels).
@@ -14,6 +16,12 @@
  * exported libraries. */
 int pf_gauss_iir_2d(float *plane, int width, int height, size_t stride, double sigma_x,
                     double sigma_y);
+
+/* The same, its x pass split across threads by rows and its y pass by blocks of 32 columns
+ * (base/par.h; NULL: serial). Each row and column is filtered exactly as the serial function
+ * does, so the result is bit-identical at any thread count. */
+int pf_gauss_iir_2d_par(float *plane, int width, int height, size_t stride, double sigma_x,
+                        double sigma_y, pf_par_for par);
 
 /* One dimension: n samples spaced `step` floats apart. */
 int pf_gauss_iir_1d(float *data, int n, size_t step, double sigma);

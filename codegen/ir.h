@@ -239,6 +239,8 @@ struct ir_stmt {
     ir_expr **args;          /* RTCALL scalar arguments (n) */
     int view_dims;           /* RTCALL: k, the stage dimensions of the view arguments */
     const char *text;        /* COMMENT; FOR: optional label (stage or loop name) */
+    uint8_t serial_why;      /* FOR (serial) and RTCALL: why its pixels run on one thread, an
+                                ir_serial_why of codegen/ir_audit.h (0: no reason given) */
 };
 
 /* A lowered pipeline: one function taking its input and output buffers. */

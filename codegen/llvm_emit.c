@@ -370,7 +370,7 @@ static void em_rtcall(emit *e, const ir_stmt *s)
                              i64_array(e, b, b->extent, true),
                              i64_array(e, b, b->stride, false) };
     LLVMTypeRef ps[4] = { e->t_ptr, e->t_i32, e->t_ptr, e->t_ptr };
-    em_call_ext(e, "pf_rt_zero_buffer", e->t_void, ps, 4, args);
+    em_call_ext(e, "pf_rt_zero_buffer_threaded", e->t_void, ps, 4, args);
 }
 
 void em_stmt(emit *e, const ir_stmt *s)

@@ -124,7 +124,7 @@ void em_stage_rt(emit *e, const ir_stmt *s)
         LLVMValueRef args[4] = { em_view(e, s->bufs[0], a, k), em_recon_spec(e, a + 3 * k),
                                  data(e, s, 1), data(e, s, 2) };
         LLVMTypeRef ps[4] = { P, P, P, P };
-        call_checked(e, "pf_srt_reconstruct", ps, 4, args);
+        call_checked(e, "pf_rt_reconstruct", ps, 4, args);
         return;
     }
     case IR_RT_COPY_CHANNELS: {
@@ -132,7 +132,7 @@ void em_stage_rt(emit *e, const ir_stmt *s)
                                  i64_list(e, a, k, 3), i64_list(e, a + 1, k, 3),
                                  em_view(e, s->bufs[1], NULL, 0), em_expr(e, a[3 * k]) };
         LLVMTypeRef ps[6] = { P, I, P, P, P, I };
-        call_checked(e, "pf_srt_copy_channels", ps, 6, args);
+        call_checked(e, "pf_rt_copy_channels", ps, 6, args);
         return;
     }
     default:

@@ -5,9 +5,12 @@
  * anchored at 0 (docs/perforation.md §3): first along x on the sample rows, then along y on
  * every column. A position k (0 < k < s) past sample a and before sample b gets
  * (1 - t) a + t b with t = (float)k / (float)s, or under nearest b when 2k > s, else a;
- * positions past the last sample copy it. Dimensions after the second must have spacing 1. */
+ * positions past the last sample copy it. Dimensions after the second must have spacing 1. A
+ * stage with `over` ranges fills its lattice view (lo + j * step, j < n along each variable),
+ * as the runtime does. */
 #include "codegen/lower_internal.h"
 
+#include "codegen/ir_audit.h"
 #include "perforate/exec.h"
 #include "perforate/schedule.h"
 
@@ -20,6 +23,11 @@ typedef struct fill_ctx {
     bool nearest;
     int width;        /* vector width, 1 = scalar */
     ir_loop_kind rows;  /* the row loops: parallel or serial */
+    int stage;          /* its index */
+    /* The stage's lattice view (docs/perforation.md §1), what the runtime's fill gets: view
+     * index j along d is image index lo[d] + j * step[d], j in [0, n[d]); lo NULL where the
+     * view is the image itself along d. */
+    ir_expr *lo[IR_MAX_DIMS], *step[IR_MAX_DIMS], *n[IR_MAX_DIMS];
 } fill_ctx;
 
 static ir_expr *i32(fill_ctx *F, int64_t v)
@@ -43,7 +51,7 @@ static ir_expr *blend(fill_ctx *F, ir_expr *a, ir_expr *b, ir_expr *k, int s)
     return irf_bin(f, IR_ADD, irf_bin(f, IR_MUL, u, a), irf_bin(f, IR_MUL, t, b));
 }
 
-/* The indices of img[x, y, row...]: idx with x (and y, unless NULL) put in. */
+/* The image indices of view point [x, y, row...]: idx with x (and y, unless NULL) put in. */
 static void point(const fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y, ir_expr **i)
 {
     for (int d = 0; d < F->nd; d++)
@@ -51,6 +59,15 @@ static void point(const fill_ctx *F, ir_expr *const *idx, ir_expr *x, ir_expr *y
     i[0] = x;
     if (y)
         i[1] = y;
+    for (int d = 0; d < F->nd; d++)
+        if (F->lo[d])
+            i[d] = irf_bin(F->c->f, IR_ADD, F->lo[d], irf_bin(F->c->f, IR_MUL, i[d], F->step[d]));
+}
+
+/* The view's extent along d. */
+static ir_expr *extent(fill_ctx *F, int d)
+{
+    return F->lo[d] ? F->n[d] : ir_ref(F->c->f, F->img->extent[d]);
 }
 
 static ir_expr *ld(fill_ctx *F, ir_buffer *b, ir_expr *const *idx, ir_expr *x, ir_expr *y)
@@ -89,6 +106,16 @@ static ir_stmt *loop(fill_ctx *F, ir_var *v, ir_expr *lo, ir_expr *hi, ir_loop_k
     return s;
 }
 
+/* A loop over rows (or gaps between sample rows): parallel when the stage is; when its gene
+ * keeps it serial, that is the reason. */
+static ir_stmt *rows_loop(fill_ctx *F, ir_var *v, ir_expr *lo, ir_expr *hi, ir_stmt *body)
+{
+    ir_stmt *s = loop(F, v, lo, hi, F->rows, body);
+    if (F->rows == IR_LOOP_SERIAL && !lower_exec(F->c, F->stage)->parallel)
+        s->serial_why = IR_SERIAL_SCHEDULE;
+    return s;
+}
+
 static ir_stmt *pair(fill_ctx *F, ir_stmt *a, ir_stmt *b)
 {
     ir_stmt *s[2] = { a, b };
@@ -108,7 +135,7 @@ static ir_expr *last_sample(fill_ctx *F, ir_expr *n, int s)
 static ir_stmt *x_row(fill_ctx *F, ir_expr *const *idx, int sx)
 {
     ir_func *f = F->c->f;
-    ir_expr *last = last_sample(F, ir_ref(f, F->img->extent[0]), sx);
+    ir_expr *last = last_sample(F, extent(F, 0), sx);
     ir_var *x = var(F, "fx");
     ir_expr *xr = ir_ref(f, x), *k = irf_bin(f, IR_MOD, xr, i32(F, sx));
     ir_expr *x0 = irf_bin(f, IR_SUB, xr, k);
@@ -117,8 +144,8 @@ static ir_stmt *x_row(fill_ctx *F, ir_expr *const *idx, int sx)
     v = irf_select(f, irf_bin(f, IR_EQ, k, i32(F, 0)), at(F, idx, xr, NULL), v);
     ir_stmt *between = loop(F, x, i32(F, 0), last, IR_LOOP_VECTORIZED, put(F, idx, xr, NULL, v));
     ir_var *x2 = var(F, "fx");
-    ir_stmt *after = loop(F, x2, irf_bin(f, IR_ADD, last, i32(F, 1)),
-                          ir_ref(f, F->img->extent[0]), IR_LOOP_SERIAL,
+    ir_stmt *after = loop(F, x2, irf_bin(f, IR_ADD, last, i32(F, 1)), extent(F, 0),
+                          IR_LOOP_SERIAL,
                           put(F, idx, ir_ref(f, x2), NULL, at(F, idx, last, NULL)));
     return pair(F, between, after);
 }
@@ -130,12 +157,12 @@ static ir_stmt *x_pass(fill_ctx *F, ir_expr **idx, int sx, int sy)
     if (F->nd < 2)
         return x_row(F, idx, sx);
     ir_var *j = var(F, "fj");
-    ir_expr *h = ir_ref(f, F->img->extent[1]);
+    ir_expr *h = extent(F, 1);
     idx[1] = irf_bin(f, IR_MUL, ir_ref(f, j), i32(F, sy));
     ir_stmt *row = x_row(F, idx, sx);
     ir_expr *n = irf_bin(f, IR_ADD, irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, h, i32(F, 1)),
                                             i32(F, sy)), i32(F, 1));
-    return loop(F, j, i32(F, 0), n, F->rows, row);
+    return rows_loop(F, j, i32(F, 0), n, row);
 }
 
 /* The y pass: rows j*sy + k between samples j*sy and j*sy + sy, then copies of the last
@@ -143,7 +170,7 @@ static ir_stmt *x_pass(fill_ctx *F, ir_expr **idx, int sx, int sy)
 static ir_stmt *y_pass(fill_ctx *F, ir_expr **idx, int sy)
 {
     ir_func *f = F->c->f;
-    ir_expr *w = ir_ref(f, F->img->extent[0]), *h = ir_ref(f, F->img->extent[1]);
+    ir_expr *w = extent(F, 0), *h = extent(F, 1);
     ir_expr *last = last_sample(F, h, sy);
     ir_var *j = var(F, "fj"), *k = var(F, "fk"), *x = var(F, "fx");
     ir_expr *y0 = irf_bin(f, IR_MUL, ir_ref(f, j), i32(F, sy));
@@ -153,38 +180,47 @@ static ir_stmt *y_pass(fill_ctx *F, ir_expr **idx, int sy)
     ir_stmt *s = put(F, idx, xr, irf_bin(f, IR_ADD, y0, ir_ref(f, k)), v);
     s = loop(F, x, i32(F, 0), w, IR_LOOP_VECTORIZED, s);
     s = loop(F, k, i32(F, 1), i32(F, sy), IR_LOOP_SERIAL, s);
-    ir_stmt *between = loop(F, j, i32(F, 0), irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, h, i32(F, 1)),
-                                                     i32(F, sy)), F->rows, s);
+    ir_stmt *between = rows_loop(F, j, i32(F, 0), irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, h,
+                                                                              i32(F, 1)),
+                                                           i32(F, sy)), s);
     ir_var *y2 = var(F, "fy"), *x2 = var(F, "fx");
     ir_stmt *c = put(F, idx, ir_ref(f, x2), ir_ref(f, y2), at(F, idx, ir_ref(f, x2), last));
     c = loop(F, x2, i32(F, 0), w, IR_LOOP_VECTORIZED, c);
-    c = loop(F, y2, irf_bin(f, IR_ADD, last, i32(F, 1)), h, IR_LOOP_SERIAL, c);
+    c = rows_loop(F, y2, irf_bin(f, IR_ADD, last, i32(F, 1)), h, c);
     return pair(F, between, c);
 }
 
 /* Serial loops over the dimensions from 2 on around pass(F, idx, ...). */
 static ir_stmt *over_planes(fill_ctx *F, ir_stmt *body, ir_var **v)
 {
-    ir_func *f = F->c->f;
     for (int d = F->nd - 1; d >= 2; d--)
-        body = loop(F, v[d], i32(F, 0), ir_ref(f, F->img->extent[d]), IR_LOOP_SERIAL, body);
+        body = loop(F, v[d], i32(F, 0), extent(F, d), IR_LOOP_SERIAL, body);
     return body;
 }
 
 bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, ir_buffer *img)
 {
-    (void)L;
     const pf_stage_approx *a = lower_approx(c, st);
     int nd = img->ndims;
-    if (!a || a->sample != PF_SAMPLE_GRID || st->over || c->region || st->n_vars != nd ||
+    /* a stage over fewer variables than its image dimensions (x, y of an RGB image) fills
+     * the further dimensions as planes, as the runtime does (spacing 1 beyond its variables);
+     * a one-variable stage over a larger image is left to the runtime */
+    int k = st->n_vars;
+    if (!a || a->sample != PF_SAMPLE_GRID || c->region || (k != nd && k < 2) || k > nd ||
         (a->recon != PF_RECON_LINEAR && a->recon != PF_RECON_NEAREST))
         return false;
-    for (int d = 2; d < nd; d++)
+    for (int d = 2; d < k; d++)
         if (a->spacing[d] != 1)
             return false;
     const pf_exec_gene *g = lower_exec(c, st->index);
     fill_ctx F = { c, img, nd, a->recon == PF_RECON_NEAREST, g->vectorize > 1 ? g->vectorize : 1,
-                   g->parallel && nd >= 2 ? IR_LOOP_PARALLEL : IR_LOOP_SERIAL };
+                   g->parallel && nd >= 2 ? IR_LOOP_PARALLEL : IR_LOOP_SERIAL, st->index,
+                   { 0 }, { 0 }, { 0 } };
+    for (int d = 0; st->over && d < k; d++) {  /* `over` ranges: the lattice view */
+        F.lo[d] = L->lo[d];
+        F.step[d] = L->step[d];
+        F.n[d] = L->n[d];
+    }
     ir_func *f = c->f;
     ir_var *v[IR_MAX_DIMS] = { 0 };
     ir_expr *idx[IR_MAX_DIMS] = { 0 };
@@ -257,7 +293,8 @@ lower_tile_fill *lower_tile_fill_begin(lower_ctx *c, const pf_stage *st, const l
     T->img = c->bufs[st->image->image->index];
     int nd = T->img->ndims;
     T->F = (fill_ctx){ c, T->img, nd, a->recon == PF_RECON_NEAREST,
-                       g->vectorize > 1 ? g->vectorize : 1, IR_LOOP_SERIAL };
+                       g->vectorize > 1 ? g->vectorize : 1, IR_LOOP_SERIAL, st->index,
+                       { 0 }, { 0 }, { 0 } };
     T->sx = a->spacing[0];
     T->sy = a->spacing[1];
     T->tx = g->tile[0];

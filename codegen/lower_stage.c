@@ -4,6 +4,7 @@
 #include "codegen/lower_internal.h"
 
 #include "base/error.h"
+#include "codegen/ir_audit.h"
 #include "perforate/exec.h"
 
 #include <stdio.h>
@@ -177,6 +178,7 @@ typedef struct nest_loop {
     const char *label;
     bool banded;
     int gpu_dim;
+    uint8_t serial_why;  /* ir_audit.h */
 } nest_loop;
 
 /* The loop order, innermost first (perforate/exec.h: d for variable d, PF_EXEC_TILE_LOOP(d)
@@ -216,7 +218,7 @@ static nest_loop tile_loop(lower_ctx *c, const nest_spec *ns, nest_loop *inner, 
     ir_var *o = ir_var_new(f, name, IR_I32, IR_VAR_LOOP);
     ir_expr *big = lower_step_mul(f, inner->step, t);
     nest_loop l = { o, inner->lo, inner->hi, big, inner->align, IR_LOOP_SERIAL, 1, 0, NULL,
-                    false, 0 };
+                    false, 0, 0 };
     inner->lo = ir_ref(f, o);
     ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);  /* < 2^31: o < 2^30, big <= 2^30 */
     if (ns->fill)  /* a tile filled on its own also computes the next tile's first sample */
@@ -234,12 +236,14 @@ static void plan_parallel(lower_ctx *c, const pf_stage *st, const int *ids, nest
                           int n)
 {
     const pf_exec_gene *g = lower_exec(c, st->index);
-    /* inside a consumer's parallel tiles a parallel loop would run serially anyway */
-    if (!g->parallel || (c->region && c->region->in_parallel))
-        return;
     int p = 0;
     while (p < n - 1 && ids[p] >= 2 && ids[p] < PF_EXEC_TILE_LOOP(0))
         p++;
+    if (!g->parallel)
+        out[p].serial_why = IR_SERIAL_SCHEDULE;
+    /* inside a consumer's parallel tiles a parallel loop would run serially anyway */
+    if (!g->parallel || (c->region && c->region->in_parallel))
+        return;
     if (st->serial)
         out[p].banded = true;  /* pass_bands decides */
     else if (out[p].kind == IR_LOOP_SERIAL)
@@ -286,7 +290,7 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     nest_loop loops[IR_MAX_DIMS] = { 0 }, tiles[2];
     for (int d = 0; d < k; d++) {
         nest_loop l = { vars[d], ns->lo[d], ns->hi[d], ns->step[d], ns->align[d],
-                        IR_LOOP_SERIAL, 1, 0, NULL, false, 0 };
+                        IR_LOOP_SERIAL, 1, 0, NULL, false, 0, 0 };
         loops[d] = l;
     }
     bool tiled[2] = { false, false };
@@ -400,6 +404,7 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
         nest->unroll = l->unroll;
         nest->banded = l->banded;
         nest->gpu_dim = l->gpu_dim;
+        nest->serial_why = l->serial_why;
         nest->align = l->align;
         nest->text = l->label;
     }
@@ -479,6 +484,8 @@ static void emit_reconstruct(lower_ctx *c, const pf_stage *st, const lower_latti
     ir_buffer *bufs[3] = { img, mask, aux };
     ir_stmt *s = ir_rtcall(f, IR_RT_RECONSTRUCT, mask ? 3 : 1, bufs, n, args);
     s->view_dims = st->n_vars;
+    if (!ir_rt_threaded(s))
+        s->serial_why = IR_SERIAL_GRID_ND;
     lower_emit(c, s);
 }
 
@@ -539,7 +546,9 @@ static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *
     ir_expr *n2 = st->n_vars > 1 ? L->n[1] : ir_const_i32(f, 1);
     if (a->sample == PF_SAMPLE_ADAPTIVE) {
         ir_expr *args[3] = { L->n[0], n2, ir_const_i32(f, a->k) };
-        lower_emit(c, ir_rtcall(f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args));
+        ir_stmt *coarse = ir_rtcall(f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args);
+        coarse->serial_why = IR_SERIAL_ADAPTIVE;
+        lower_emit(c, coarse);
         lower_emit(c, nest_pass(c, ns, vars, 2));
         ir_expr *rargs[3 * IR_MAX_DIMS + 2];
         int n = view_args(st, L, rargs);
@@ -548,6 +557,7 @@ static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *
         ir_buffer *bufs[3] = { img, mask, aux };
         ir_stmt *r = ir_rtcall(f, IR_RT_ADAPTIVE_REFINE, 3, bufs, n, rargs);
         r->view_dims = st->n_vars;
+        r->serial_why = IR_SERIAL_ADAPTIVE;
         lower_emit(c, r);
         lower_emit(c, nest_pass(c, ns, vars, 1));
     } else {
@@ -561,14 +571,18 @@ static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *
                              st->n_vars > 1 ? L->step[1] : ir_const_i32(f, 1), L->n[0], n2,
                              ir_const_f32(f, a->frac), ir_const_f32(f, a->sigma_imp) };
         ir_buffer *bufs[3] = { c->bufs[a->ref->index], mask, aux };
-        lower_emit(c, ir_rtcall(f, IR_RT_IMPORTANCE_MASK, 3, bufs, 8, args));
+        ir_stmt *m = ir_rtcall(f, IR_RT_IMPORTANCE_MASK, 3, bufs, 8, args);
+        m->serial_why = IR_SERIAL_DITHER;
+        lower_emit(c, m);
         lower_emit(c, nest_pass(c, ns, vars, 1));
     }
     if (a->recon != PF_RECON_NONE)
         emit_reconstruct(c, st, L, img, mask, aux);
     c->out = outer;
-    ir_stmt *inner = ir_alloc(f, aux, true, ir_list_block(f, &body));
-    lower_emit(c, ir_alloc(f, mask, true, inner));
+    /* not zeroed: the mask calls write every element of both planes before anything reads
+     * them (a failed call returns from the pipeline) */
+    ir_stmt *inner = ir_alloc(f, aux, false, ir_list_block(f, &body));
+    lower_emit(c, ir_alloc(f, mask, false, inner));
 }
 
 /* ---- the stage ---- */

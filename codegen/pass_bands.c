@@ -31,6 +31,7 @@
 #include "codegen/passes.h"
 
 #include "base/arena.h"
+#include "codegen/ir_audit.h"
 #include "codegen/ir_clone.h"
 #include "codegen/ir_simplify.h"
 
@@ -343,6 +344,7 @@ static ir_stmt *banded(ir_func *f, ir_stmt *L, ir_expr *key)
     ir_list_push(f, &inner, bands);
     L->banded = false;
     L->cold = true;  /* the fallback, for keys found unordered when run: compiled for size */
+    L->serial_why = IR_SERIAL_SCATTER;
     ir_list_push(f, &out, ir_if(f, ir_ref(f, monotone), ir_list_block(f, &inner), L));
     return ir_list_block(f, &out);
 }
@@ -368,6 +370,7 @@ static ir_stmt *try_bands(walk_ctx *w, ir_stmt *L)
     free(c.stored);
     if (!key) {
         L->banded = false;
+        L->serial_why = IR_SERIAL_SCATTER;
         w->stats->bands_refused++;
         return L;
     }

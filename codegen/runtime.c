@@ -4,6 +4,7 @@
 #include "base/noise.h"
 #include "reconstruct/stage_rt.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -35,23 +36,71 @@ void pf_rt_free(void *p)
     free(p);
 }
 
+/* What the row tasks of pf_rt_zero_buffer share. */
+typedef struct zero_job {
+    float *data;
+    int64_t e[4], s[4];
+} zero_job;
+
+static void zero_row(const zero_job *z, int64_t r)
+{
+    int64_t i1 = r % z->e[1], i2 = r / z->e[1] % z->e[2], i3 = r / z->e[1] / z->e[2];
+    float *row = z->data + i1 * z->s[1] + i2 * z->s[2] + i3 * z->s[3];
+    if (z->s[0] == 1)
+        memset(row, 0, sizeof *row * (size_t)z->e[0]);
+    else
+        for (int64_t i0 = 0; i0 < z->e[0]; i0++)
+            row[i0 * z->s[0]] = 0.0f;
+}
+
+/* Rows [begin, end), a row being (i1, i2, i3) in row-major order. */
+static int32_t zero_rows(void *closure, int32_t begin, int32_t end)
+{
+    for (int32_t r = begin; r < end; r++)
+        zero_row(closure, r);
+    return 0;
+}
+
+static zero_job zero_args(float *data, int32_t ndims, const int64_t *extent,
+                          const int64_t *stride)
+{
+    zero_job z = { data, { 1, 1, 1, 1 }, { 0, 0, 0, 0 } };
+    for (int d = 0; d < ndims && d < 4; d++) {
+        z.e[d] = extent[d];
+        z.s[d] = stride[d];
+    }
+    return z;
+}
+
 void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const int64_t *stride)
 {
-    int64_t e[4] = { 1, 1, 1, 1 }, s[4] = { 0, 0, 0, 0 };
-    for (int d = 0; d < ndims && d < 4; d++) {
-        e[d] = extent[d];
-        s[d] = stride[d];
+    zero_job z = zero_args(data, ndims, extent, stride);
+    for (int64_t r = 0; r < z.e[1] * z.e[2] * z.e[3]; r++)
+        zero_row(&z, r);
+}
+
+void pf_rt_zero_buffer_threaded(float *data, int32_t ndims, const int64_t *extent,
+                                const int64_t *stride)
+{
+    zero_job z = zero_args(data, ndims, extent, stride);
+    int64_t rows = z.e[1] * z.e[2] * z.e[3];
+    if (rows > INT32_MAX) {
+        pf_rt_zero_buffer(data, ndims, extent, stride);
+        return;
     }
-    for (int64_t i3 = 0; i3 < e[3]; i3++)
-        for (int64_t i2 = 0; i2 < e[2]; i2++)
-            for (int64_t i1 = 0; i1 < e[1]; i1++) {
-                float *row = data + i1 * s[1] + i2 * s[2] + i3 * s[3];
-                if (s[0] == 1)
-                    memset(row, 0, sizeof *row * (size_t)e[0]);
-                else
-                    for (int64_t i0 = 0; i0 < e[0]; i0++)
-                        row[i0 * s[0]] = 0.0f;
-            }
+    pf_rt_parallel_for(zero_rows, &z, (int32_t)rows);
+}
+
+int32_t pf_rt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
+                          const float *aux)
+{
+    return pf_srt_reconstruct_par(view, spec, mask, aux, pf_rt_parallel_for);
+}
+
+int32_t pf_rt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
+                            const int64_t *step, const pf_buffer *ref, int32_t c0)
+{
+    return pf_srt_copy_channels_par(view, k, lo, step, ref, c0, pf_rt_parallel_for);
 }
 
 /* The language's sort (docs/language.md): a stable insertion sort by `<`, so every backend
@@ -241,7 +290,7 @@ const pf_rt_symbol *pf_rt_symbols(int *count)
     static const pf_rt_symbol syms[] = {
         { "pf_rt_alloc", (void *)pf_rt_alloc },
         { "pf_rt_free", (void *)pf_rt_free },
-        { "pf_rt_zero_buffer", (void *)pf_rt_zero_buffer },
+        { "pf_rt_zero_buffer_threaded", (void *)pf_rt_zero_buffer_threaded },
         { "pf_rt_sort_f32", (void *)pf_rt_sort_f32 },
         { "pf_rt_sort_i32", (void *)pf_rt_sort_i32 },
         { "pf_rt_median_f32", (void *)pf_rt_median_f32 },
@@ -254,8 +303,8 @@ const pf_rt_symbol *pf_rt_symbols(int *count)
         { "pf_srt_importance_mask", (void *)pf_srt_importance_mask },
         { "pf_srt_adaptive_coarse", (void *)pf_srt_adaptive_coarse },
         { "pf_srt_adaptive_refine", (void *)pf_srt_adaptive_refine },
-        { "pf_srt_reconstruct", (void *)pf_srt_reconstruct },
-        { "pf_srt_copy_channels", (void *)pf_srt_copy_channels },
+        { "pf_rt_reconstruct", (void *)pf_rt_reconstruct },
+        { "pf_rt_copy_channels", (void *)pf_rt_copy_channels },
     };
     *count = (int)(sizeof syms / sizeof *syms);
     return syms;

@@ -27,74 +27,116 @@ static int image_args_ok(const float *data, int w, int h, int channels, size_t s
            (channels == 1 || plane >= stride * (size_t)h);
 }
 
-/* den = G * S, as floats in a w*h plane. */
-static void filter_mask(const uint8_t *mask, int w, int h, double sigma, float *den)
+/* One reconstruction: what its row tasks share (channel c is the one being filtered). */
+typedef struct gauss_recon {
+    float *data;
+    int w, h;
+    size_t stride, plane;
+    const uint8_t *mask;
+    float *den, *num;
+    float min_den;
+    uint8_t *where;
+    int any_where;
+    int c;
+} gauss_recon;
+
+/* den = S on rows [begin, end) (filtered afterwards). */
+static int32_t mask_rows(void *closure, int32_t begin, int32_t end)
 {
-    size_t n = (size_t)w * (size_t)h;
-    for (size_t i = 0; i < n; i++)
-        den[i] = mask[i] ? 1.0f : 0.0f;
-    pf_gauss_iir_2d(den, w, h, (size_t)w, sigma, sigma);
+    const gauss_recon *r = closure;
+    for (size_t i = (size_t)begin * (size_t)r->w; i < (size_t)end * (size_t)r->w; i++)
+        r->den[i] = r->mask[i] ? 1.0f : 0.0f;
+    return 0;
 }
 
-/* One channel: num = G * (I.S), then I = num/den at skipped pixels whose weight is trusted. */
-static void filter_channel(float *pl, int w, int h, size_t stride, const uint8_t *mask,
-                           const float *den, float min_den, double sigma, float *num)
+/* num = I.S of channel c on rows [begin, end). */
+static int32_t numerator_rows(void *closure, int32_t begin, int32_t end)
 {
-    for (int y = 0; y < h; y++) {
-        const uint8_t *m = mask + (size_t)y * (size_t)w;
-        const float *in = pl + (size_t)y * stride;
-        float *o = num + (size_t)y * (size_t)w;
-        for (int x = 0; x < w; x++)
+    const gauss_recon *r = closure;
+    const float *pl = r->data + (size_t)r->c * r->plane;
+    for (int32_t y = begin; y < end; y++) {
+        const uint8_t *m = r->mask + (size_t)y * (size_t)r->w;
+        const float *in = pl + (size_t)y * r->stride;
+        float *o = r->num + (size_t)y * (size_t)r->w;
+        for (int x = 0; x < r->w; x++)
             o[x] = m[x] ? in[x] : 0.0f;
     }
-    pf_gauss_iir_2d(num, w, h, (size_t)w, sigma, sigma);
-    for (int y = 0; y < h; y++) {
-        const uint8_t *m = mask + (size_t)y * (size_t)w;
-        const float *nr = num + (size_t)y * (size_t)w, *dr = den + (size_t)y * (size_t)w;
-        float *out = pl + (size_t)y * stride;
-        for (int x = 0; x < w; x++)
-            if (!m[x] && dr[x] >= min_den)
+    return 0;
+}
+
+/* I = num/den of channel c at the skipped pixels of rows [begin, end) whose weight is trusted. */
+static int32_t divide_rows(void *closure, int32_t begin, int32_t end)
+{
+    const gauss_recon *r = closure;
+    float *pl = r->data + (size_t)r->c * r->plane;
+    for (int32_t y = begin; y < end; y++) {
+        const uint8_t *m = r->mask + (size_t)y * (size_t)r->w;
+        const float *nr = r->num + (size_t)y * (size_t)r->w, *dr = r->den + (size_t)y * (size_t)r->w;
+        float *out = pl + (size_t)y * r->stride;
+        for (int x = 0; x < r->w; x++)
+            if (!m[x] && dr[x] >= r->min_den)
                 out[x] = nr[x] / dr[x];
     }
+    return 0;
 }
 
-/* Marks the skipped pixels whose weight is below min_den; returns whether there are any. */
-static int mark_fallback(const uint8_t *mask, const float *den, size_t n, float min_den,
-                         uint8_t *where)
+/* Marks the skipped pixels of rows [begin, end) whose weight is below min_den, and notes
+ * whether there are any. */
+static int32_t fallback_rows(void *closure, int32_t begin, int32_t end)
 {
+    gauss_recon *r = closure;
     int any = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = (size_t)begin * (size_t)r->w; i < (size_t)end * (size_t)r->w; i++) {
         /* `!(den >= min)` also catches a NaN weight. */
-        where[i] = !mask[i] && !(den[i] >= min_den);
-        any |= where[i];
+        r->where[i] = !r->mask[i] && !(r->den[i] >= r->min_den);
+        any |= r->where[i];
     }
-    return any;
+    if (any)
+        __atomic_store_n(&r->any_where, 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
-int pf_rt_recon_gaussian(float *data, int w, int h, int channels, size_t stride, size_t plane,
-                         const uint8_t *mask, double sigma)
+/* den = G * S, then per channel num = G * (I.S) and the division. */
+static int gauss_filter(gauss_recon *r, int channels, double sigma, pf_par_for par)
+{
+    pf_par_run(par, mask_rows, r, r->h);
+    if (pf_gauss_iir_2d_par(r->den, r->w, r->h, (size_t)r->w, sigma, sigma, par) != 0)
+        return PF_RT_ENOMEM;
+    for (r->c = 0; r->c < channels; r->c++) {
+        pf_par_run(par, numerator_rows, r, r->h);
+        if (pf_gauss_iir_2d_par(r->num, r->w, r->h, (size_t)r->w, sigma, sigma, par) != 0)
+            return PF_RT_ENOMEM;
+        pf_par_run(par, divide_rows, r, r->h);
+    }
+    pf_par_run(par, fallback_rows, r, r->h);
+    return PF_RT_OK;
+}
+
+int pf_rt_recon_gaussian_par(float *data, int w, int h, int channels, size_t stride,
+                             size_t plane, const uint8_t *mask, double sigma, pf_par_for par)
 {
     if (!image_args_ok(data, w, h, channels, stride, plane, mask) || !(sigma > 0.0) ||
         !isfinite(sigma))
         return PF_RT_EINVAL;
     size_t n = (size_t)w * (size_t)h;
-    float *den = malloc(n * sizeof *den);
-    float *num = malloc(n * sizeof *num);
-    uint8_t *where = malloc(n);
+    double s = sigma < RT_IIR_MIN_SIGMA ? RT_IIR_MIN_SIGMA : sigma;
+    gauss_recon r = { .data = data, .w = w, .h = h, .stride = stride, .plane = plane,
+                      .mask = mask, .den = malloc(n * sizeof(float)),
+                      .num = malloc(n * sizeof(float)), .where = malloc(n),
+                      .min_den = (float)(PF_RT_GAUSS_MIN_WEIGHT / (2.0 * RT_PI * s * s)) };
     int rc = PF_RT_ENOMEM;
-    if (den && num && where) {
-        double s = sigma < RT_IIR_MIN_SIGMA ? RT_IIR_MIN_SIGMA : sigma;
-        float min_den = (float)(PF_RT_GAUSS_MIN_WEIGHT / (2.0 * RT_PI * s * s));
-        filter_mask(mask, w, h, sigma, den);
-        for (int c = 0; c < channels; c++)
-            filter_channel(data + (size_t)c * plane, w, h, stride, mask, den, min_den, sigma,
-                           num);
-        rc = PF_RT_OK;
-        if (mark_fallback(mask, den, n, min_den, where))
-            rc = pf_rt_recon_nearest_at(data, w, h, channels, stride, plane, mask, where);
-    }
-    free(den);
-    free(num);
-    free(where);
+    if (r.den && r.num && r.where)
+        rc = gauss_filter(&r, channels, sigma, par);
+    if (rc == PF_RT_OK && r.any_where)
+        rc = pf_rt_recon_nearest_at_par(data, w, h, channels, stride, plane, mask, r.where, par);
+    free(r.den);
+    free(r.num);
+    free(r.where);
     return rc;
+}
+
+int pf_rt_recon_gaussian(float *data, int w, int h, int channels, size_t stride, size_t plane,
+                         const uint8_t *mask, double sigma)
+{
+    return pf_rt_recon_gaussian_par(data, w, h, channels, stride, plane, mask, sigma, NULL);
 }

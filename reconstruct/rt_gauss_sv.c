@@ -41,8 +41,9 @@ typedef struct sv_job {
     const float *sigma;
     int c0, nc; /* channels c0 .. c0 + nc - 2; nc doubles per table entry (denominator first) */
     uint8_t *where; /* skipped pixels whose weight is too small: nearest instead */
-    int any_where;
-    double *tab, *acc, *xrow;
+    int any_where;  /* this task marked some */
+    int *where_any; /* some task did (shared) */
+    double *tab, *acc, *xrow;  /* the task's own tables */
 } sv_job;
 
 /* A tile's output pixels [x0, x1) x [y0, y1) and its table, which covers the integer positions
@@ -221,7 +222,9 @@ static void sv_tile_run(sv_job *j, sv_tile *t)
         for (int x = t->x0; x < t->x1; x++) {
             if (m[x])
                 continue;
+            /* acc[0] set for GCC -O3, which cannot see that nc >= 1 entries are summed */
             double r = pf_rt_tent_radius(sr[x]), acc[1 + SV_GROUP];
+            acc[0] = 0.0;
             sv_taps tp;
             sv_make_taps(r, &tp);
             ptrdiff_t ox[5], oy[5];
@@ -235,16 +238,39 @@ static void sv_tile_run(sv_job *j, sv_tile *t)
     }
 }
 
-/* One group of channels over the whole image, tile by tile. */
-static void sv_group(sv_job *j, int tile)
+/* What a task of sv_group needs beyond the job: the tile size and the tables' size. */
+typedef struct sv_rows {
+    const sv_job *j;
+    int tile;
+    size_t row, span;  /* doubles per table row, table rows */
+} sv_rows;
+
+/* Tile rows [begin, end) of one group of channels, with tables of the task's own (the tiles
+ * write disjoint pixels of data and where). */
+static int32_t sv_tile_rows(void *closure, int32_t begin, int32_t end)
 {
-    for (int y0 = 0; y0 < j->h; y0 += tile)
-        for (int x0 = 0; x0 < j->w; x0 += tile) {
+    const sv_rows *r = closure;
+    sv_job j = *r->j;
+    j.any_where = 0;
+    j.tab = malloc(r->row * r->span * sizeof(double));
+    j.acc = malloc(r->row * sizeof(double));
+    j.xrow = malloc(r->row * sizeof(double));
+    int32_t rc = j.tab && j.acc && j.xrow ? PF_RT_OK : PF_RT_ENOMEM;
+    for (int32_t ty = begin; rc == PF_RT_OK && ty < end; ty++) {
+        int y0 = ty * r->tile;
+        for (int x0 = 0; x0 < j.w; x0 += r->tile) {
             sv_tile t = { .x0 = x0, .y0 = y0 };
-            t.x1 = x0 + tile < j->w ? x0 + tile : j->w;
-            t.y1 = y0 + tile < j->h ? y0 + tile : j->h;
-            sv_tile_run(j, &t);
+            t.x1 = x0 + r->tile < j.w ? x0 + r->tile : j.w;
+            t.y1 = y0 + r->tile < j.h ? y0 + r->tile : j.h;
+            sv_tile_run(&j, &t);
         }
+    }
+    if (j.any_where)
+        __atomic_store_n(&r->j->where_any[0], 1, __ATOMIC_RELAXED);
+    free(j.tab);
+    free(j.acc);
+    free(j.xrow);
+    return rc;
 }
 
 static int sv_args_ok(const float *data, int w, int h, int channels, size_t stride, size_t plane,
@@ -254,21 +280,26 @@ static int sv_args_ok(const float *data, int w, int h, int channels, size_t stri
            (channels == 1 || plane >= stride * (size_t)h);
 }
 
-/* Every channel group, then the nearest fallback. */
-static int sv_run(sv_job *j, int channels, int tile)
+/* Every channel group (its rows of tiles split across threads), then the nearest fallback. */
+static int sv_run(sv_job *j, int channels, int tile, size_t span, pf_par_for par)
 {
+    int ncmax = 1 + (channels < SV_GROUP ? channels : SV_GROUP);
+    sv_rows r = { j, tile, span * (size_t)ncmax, span };
     for (j->c0 = 0; j->c0 < channels; j->c0 += SV_GROUP) {
         j->nc = 1 + (channels - j->c0 < SV_GROUP ? channels - j->c0 : SV_GROUP);
-        sv_group(j, tile);
+        int rc = pf_par_run(par, sv_tile_rows, &r, (j->h + tile - 1) / tile);
+        if (rc != PF_RT_OK)
+            return rc;
     }
-    if (!j->any_where)
+    if (!j->where_any[0])
         return PF_RT_OK;
-    return pf_rt_recon_nearest_at(j->data, j->w, j->h, channels, j->stride, j->plane, j->mask,
-                                  j->where);
+    return pf_rt_recon_nearest_at_par(j->data, j->w, j->h, channels, j->stride, j->plane,
+                                      j->mask, j->where, par);
 }
 
-int pf_rt_recon_gaussian_sv(float *data, int w, int h, int channels, size_t stride, size_t plane,
-                            const uint8_t *mask, const float *sigma_map)
+int pf_rt_recon_gaussian_sv_par(float *data, int w, int h, int channels, size_t stride,
+                                size_t plane, const uint8_t *mask, const float *sigma_map,
+                                pf_par_for par)
 {
     if (!sv_args_ok(data, w, h, channels, stride, plane, mask, sigma_map))
         return PF_RT_EINVAL;
@@ -278,20 +309,19 @@ int pf_rt_recon_gaussian_sv(float *data, int w, int h, int channels, size_t stri
     int halo = (int)rmax + 1;
     /* Tiles grow with the largest radius so that the halo costs at most ~4x the tile. */
     int tile = 2 * halo > SV_TILE ? 2 * halo : SV_TILE;
-    int ncmax = 1 + (channels < SV_GROUP ? channels : SV_GROUP);
-    size_t span = (size_t)tile + 2 * (size_t)halo + 2, row = span * (size_t)ncmax;
+    size_t span = (size_t)tile + 2 * (size_t)halo + 2;
+    int any = 0;
     sv_job j = { .data = data, .w = w, .h = h, .stride = stride, .plane = plane, .mask = mask,
-                 .sigma = sigma_map };
-    j.tab = malloc(row * span * sizeof(double));
-    j.acc = malloc(row * sizeof(double));
-    j.xrow = malloc(row * sizeof(double));
+                 .sigma = sigma_map, .where_any = &any };
     j.where = calloc((size_t)w * (size_t)h, 1);
-    int rc = PF_RT_ENOMEM;
-    if (j.tab && j.acc && j.xrow && j.where)
-        rc = sv_run(&j, channels, tile);
-    free(j.tab);
-    free(j.acc);
-    free(j.xrow);
+    int rc = j.where ? sv_run(&j, channels, tile, span, par) : PF_RT_ENOMEM;
     free(j.where);
     return rc;
+}
+
+int pf_rt_recon_gaussian_sv(float *data, int w, int h, int channels, size_t stride, size_t plane,
+                            const uint8_t *mask, const float *sigma_map)
+{
+    return pf_rt_recon_gaussian_sv_par(data, w, h, channels, stride, plane, mask, sigma_map,
+                                       NULL);
 }

@@ -22,6 +22,8 @@
 #ifndef PF_RECONSTRUCT_RUNTIME_H
 #define PF_RECONSTRUCT_RUNTIME_H
 
+#include "base/par.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -180,6 +182,13 @@ int pf_rt_recon_nearest(float *data, int w, int h, int channels, size_t stride, 
  * use it for their fallback. A sample in `where` copies itself. */
 int pf_rt_recon_nearest_at(float *data, int w, int h, int channels, size_t stride, size_t plane,
                            const uint8_t *mask, const uint8_t *where);
+/* Both split across threads (base/par.h; NULL: serial): the column sweeps by blocks of 64
+ * columns, the row sweeps and the copy by rows; bit-identical at any thread count. */
+int pf_rt_recon_nearest_par(float *data, int w, int h, int channels, size_t stride, size_t plane,
+                            const uint8_t *mask, pf_par_for par);
+int pf_rt_recon_nearest_at_par(float *data, int w, int h, int channels, size_t stride,
+                               size_t plane, const uint8_t *mask, const uint8_t *where,
+                               pf_par_for par);
 
 /* Below this weight a Gaussian reconstruction has no sample close enough to trust the ratio and
  * the pixel falls back to nearest (the prototype used 1e-44, i.e. exactly zero in float; ours is
@@ -194,6 +203,11 @@ int pf_rt_recon_nearest_at(float *data, int w, int h, int channels, size_t strid
  * rules. */
 int pf_rt_recon_gaussian(float *data, int w, int h, int channels, size_t stride, size_t plane,
                          const uint8_t *mask, double sigma);
+/* The same split across threads (base/par.h; NULL: serial): the mask, numerator and division
+ * by rows, the blur's x pass by rows and its y pass by column blocks; bit-identical at any
+ * thread count. */
+int pf_rt_recon_gaussian_par(float *data, int w, int h, int channels, size_t stride,
+                             size_t plane, const uint8_t *mask, double sigma, pf_par_for par);
 
 /* Spatially varying Gaussian by repeated integration (Heckbert 1986): two integrations per axis
  * give a separable tent per pixel, evaluated as a 5 x 5 tap second difference of summed-area
@@ -211,6 +225,11 @@ int pf_rt_recon_gaussian(float *data, int w, int h, int channels, size_t stride,
 #define PF_RT_SV_MAX_RADIUS 256.0 /* tents are capped here (sigma ~ 104 pixels) */
 int pf_rt_recon_gaussian_sv(float *data, int w, int h, int channels, size_t stride, size_t plane,
                             const uint8_t *mask, const float *sigma_map);
+/* The same with rows of tiles split across threads (base/par.h; NULL: serial), each thread
+ * with its own tables; bit-identical at any thread count. */
+int pf_rt_recon_gaussian_sv_par(float *data, int w, int h, int channels, size_t stride,
+                                size_t plane, const uint8_t *mask, const float *sigma_map,
+                                pf_par_for par);
 
 /* r = sqrt(6 sigma^2 + 1), capped to [1, PF_RT_SV_MAX_RADIUS]; sigma <= 0 or NaN gives 1 (the
  * pixel alone, so a skipped pixel falls back to nearest). */

@@ -258,18 +258,18 @@ int pf_srt_adaptive_refine(const pf_buffer *view, int32_t k, float frac, float *
 /* The mask-plane kernels of §3 on a planar image; sigma_map is NULL for the invariant Gaussian
  * (width sigma), else the per-pixel widths of gaussian-sv. */
 static int run_kernel(pf_recon_kind recon, const srt_shape *sh, const srt_planar *pl,
-                      const uint8_t *m8, double sigma, const float *sigma_map)
+                      const uint8_t *m8, double sigma, const float *sigma_map, pf_par_for par)
 {
     switch (recon) {
     case PF_RECON_NEAREST:
-        return pf_rt_recon_nearest(pl->data, sh->w, sh->h, sh->planes, pl->stride, pl->plane,
-                                   m8);
+        return pf_rt_recon_nearest_par(pl->data, sh->w, sh->h, sh->planes, pl->stride,
+                                       pl->plane, m8, par);
     case PF_RECON_GAUSSIAN:
-        return pf_rt_recon_gaussian(pl->data, sh->w, sh->h, sh->planes, pl->stride, pl->plane,
-                                    m8, sigma);
+        return pf_rt_recon_gaussian_par(pl->data, sh->w, sh->h, sh->planes, pl->stride,
+                                        pl->plane, m8, sigma, par);
     case PF_RECON_GAUSSIAN_SV:
-        return pf_rt_recon_gaussian_sv(pl->data, sh->w, sh->h, sh->planes, pl->stride,
-                                       pl->plane, m8, sigma_map);
+        return pf_rt_recon_gaussian_sv_par(pl->data, sh->w, sh->h, sh->planes, pl->stride,
+                                           pl->plane, m8, sigma_map, par);
     default:
         return PF_RT_EINVAL;
     }
@@ -277,20 +277,21 @@ static int run_kernel(pf_recon_kind recon, const srt_shape *sh, const srt_planar
 
 /* Gathers the view if needed, runs the kernel, scatters the skipped elements back. */
 static int recon_planar(const pf_buffer *view, const srt_shape *sh, pf_recon_kind recon,
-                        const uint8_t *m8, double sigma, const float *sigma_map)
+                        const uint8_t *m8, double sigma, const float *sigma_map, pf_par_for par)
 {
     srt_planar pl;
     int rc = planar_acquire(view, sh, &pl);
     if (rc != PF_RT_OK)
         return rc;
-    rc = run_kernel(recon, sh, &pl, m8, sigma, sigma_map);
+    rc = run_kernel(recon, sh, &pl, m8, sigma, sigma_map, par);
     planar_release(view, sh, &pl, m8);
     return rc;
 }
 
 /* Grid + gaussian or gaussian-sv: the grid mask of the mask plane, width
  * pf_rt_sigma_grid(sigma, 2, {s1, s2}) (constant over the plane for gaussian-sv). */
-static int recon_grid_gauss(const pf_buffer *view, const srt_shape *sh, const pf_recon_spec *sp)
+static int recon_grid_gauss(const pf_buffer *view, const srt_shape *sh, const pf_recon_spec *sp,
+                            pf_par_for par)
 {
     for (int d = 2; d < view->ndims; d++)
         if (sp->spacing[d] != 1)
@@ -306,13 +307,14 @@ static int recon_grid_gauss(const pf_buffer *view, const srt_shape *sh, const pf
     for (size_t i = 0; rc == PF_RT_OK && map && i < n; i++)
         map[i] = (float)width;
     if (rc == PF_RT_OK)
-        rc = recon_planar(view, sh, sp->recon, m8, width, map);
+        rc = recon_planar(view, sh, sp->recon, m8, width, map, par);
     free(m8);
     free(map);
     return rc;
 }
 
-static int recon_grid(const pf_buffer *view, const srt_shape *sh, const pf_recon_spec *sp)
+static int recon_grid(const pf_buffer *view, const srt_shape *sh, const pf_recon_spec *sp,
+                      pf_par_for par)
 {
     int64_t origin[4] = { 0, 0, 0, 0 }, spacing[4] = { 1, 1, 1, 1 };
     for (int d = 0; d < view->ndims; d++) {
@@ -329,7 +331,7 @@ static int recon_grid(const pf_buffer *view, const srt_shape *sh, const pf_recon
                                   spacing);
     case PF_RECON_GAUSSIAN:
     case PF_RECON_GAUSSIAN_SV:
-        return recon_grid_gauss(view, sh, sp);
+        return recon_grid_gauss(view, sh, sp, par);
     default:
         return PF_RT_EINVAL;
     }
@@ -351,7 +353,7 @@ static int irregular_sigma_map(const pf_recon_spec *sp, const float *aux, size_t
 /* Adaptive and importance sampling: nearest, gaussian (width pf_rt_sigma_irregular) or
  * gaussian-sv (the per-sampling sigma map). */
 static int recon_irregular(const pf_buffer *view, const srt_shape *sh, const pf_recon_spec *sp,
-                           const float *mask, const float *aux)
+                           const float *mask, const float *aux, pf_par_for par)
 {
     int sv = sp->recon == PF_RECON_GAUSSIAN_SV;
     if (!mask || (sv && !aux) || sp->recon == PF_RECON_LINEAR)
@@ -364,14 +366,14 @@ static int recon_irregular(const pf_buffer *view, const srt_shape *sh, const pf_
         rc = irregular_sigma_map(sp, aux, n, map);
     if (rc == PF_RT_OK)
         rc = recon_planar(view, sh, sp->recon, m8, pf_rt_sigma_irregular(sp->sigma, sp->frac),
-                          map);
+                          map, par);
     free(m8);
     free(map);
     return rc;
 }
 
-int pf_srt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
-                       const float *aux)
+int pf_srt_reconstruct_par(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
+                           const float *aux, pf_par_for par)
 {
     srt_shape sh;
     if (!spec || view_shape(view, &sh) != PF_RT_OK)
@@ -379,12 +381,19 @@ int pf_srt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const f
     if (spec->recon == PF_RECON_NONE || spec->sample == PF_SAMPLE_ALL)
         return PF_RT_OK;
     switch (spec->sample) {
-    case PF_SAMPLE_GRID: return recon_grid(view, &sh, spec);
+    case PF_SAMPLE_GRID: return recon_grid(view, &sh, spec, par);
     case PF_SAMPLE_ADAPTIVE:
-    case PF_SAMPLE_IMPORTANCE: return recon_irregular(view, &sh, spec, mask, aux);
+    case PF_SAMPLE_IMPORTANCE: return recon_irregular(view, &sh, spec, mask, aux, par);
     default: return PF_RT_EINVAL;
     }
 }
+
+int pf_srt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
+                       const float *aux)
+{
+    return pf_srt_reconstruct_par(view, spec, mask, aux, NULL);
+}
+
 
 /* ---- channel subsampling ---- */
 
@@ -407,23 +416,50 @@ static int64_t ref_offset(const pf_buffer *ref, int32_t k, const int64_t *lo, co
     return off;
 }
 
+/* What the row tasks of a channel copy share. */
+typedef struct copy_job {
+    const pf_buffer *view, *ref;
+    srt_shape sh;
+    int32_t k, c0;
+    const int64_t *lo, *step;
+} copy_job;
+
+/* Rows [begin, end) of the copy, a row being (j1, j2, j3) in row-major order. */
+static int32_t copy_rows(void *closure, int32_t begin, int32_t end)
+{
+    const copy_job *c = closure;
+    const srt_shape *sh = &c->sh;
+    int last = c->view->ndims - 1;
+    int64_t j[4];
+    for (int32_t r = begin; r < end; r++) {
+        j[1] = r % sh->e[1];
+        j[2] = r / sh->e[1] % sh->e[2];
+        j[3] = r / sh->e[1] / sh->e[2];
+        for (j[0] = 0; j[0] < sh->e[0]; j[0]++) {
+            if (j[last] < c->c0)
+                continue;
+            int64_t off = j[0] * sh->s[0] + j[1] * sh->s[1] + j[2] * sh->s[2] + j[3] * sh->s[3];
+            c->view->data[off] = c->ref->data[ref_offset(c->ref, c->k, c->lo, c->step, j)];
+        }
+    }
+    return 0;
+}
+
+int pf_srt_copy_channels_par(const pf_buffer *view, int32_t k, const int64_t *lo,
+                             const int64_t *step, const pf_buffer *ref, int32_t c0,
+                             pf_par_for par)
+{
+    copy_job c = { view, ref, { { 0 }, { 0 }, 0, 0, 0 }, k, c0, lo, step };
+    if (!copy_args_ok(view, k, lo, step, ref, c0) || view_shape(view, &c.sh) != PF_RT_OK)
+        return PF_RT_EINVAL;
+    int64_t rows = c.sh.e[1] * c.sh.e[2] * c.sh.e[3];
+    if (rows > INT32_MAX)
+        return PF_RT_EINVAL;
+    return pf_par_run(par, copy_rows, &c, (int32_t)rows);
+}
+
 int pf_srt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                          const int64_t *step, const pf_buffer *ref, int32_t c0)
 {
-    srt_shape sh;
-    if (!copy_args_ok(view, k, lo, step, ref, c0) || view_shape(view, &sh) != PF_RT_OK)
-        return PF_RT_EINVAL;
-    int last = view->ndims - 1;
-    int64_t j[4];
-    for (j[3] = 0; j[3] < sh.e[3]; j[3]++)
-        for (j[2] = 0; j[2] < sh.e[2]; j[2]++)
-            for (j[1] = 0; j[1] < sh.e[1]; j[1]++)
-                for (j[0] = 0; j[0] < sh.e[0]; j[0]++) {
-                    if (j[last] < c0)
-                        continue;
-                    int64_t off = j[0] * sh.s[0] + j[1] * sh.s[1] + j[2] * sh.s[2] +
-                                  j[3] * sh.s[3];
-                    view->data[off] = ref->data[ref_offset(ref, k, lo, step, j)];
-                }
-    return PF_RT_OK;
+    return pf_srt_copy_channels_par(view, k, lo, step, ref, c0, NULL);
 }

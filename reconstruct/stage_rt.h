@@ -24,6 +24,7 @@
 #ifndef PF_RECONSTRUCT_STAGE_RT_H
 #define PF_RECONSTRUCT_STAGE_RT_H
 
+#include "base/par.h"
 #include "lang/approx_rt.h"
 
 /* Importance sampling (docs/perforation.md §2). The reference R (ref: the whole image) is
@@ -54,6 +55,12 @@ int pf_srt_adaptive_refine(const pf_buffer *view, int32_t k, float frac, float *
  * with recon PF_RECON_NONE, or sample PF_SAMPLE_ALL, changes nothing. */
 int pf_srt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
                        const float *aux);
+/* The same with the kernels split across threads (base/par.h; NULL: serial): nearest,
+ * gaussian and gaussian-sv by rows, columns or tiles, bit-identical at any thread count.
+ * Grid linear and nearest (reconstruct/rt_grid.c, reached only where codegen/lower_fill.c
+ * cannot lower the fill) stay serial. */
+int pf_srt_reconstruct_par(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
+                           const float *aux, pf_par_for par);
 
 /* Channel subsampling's copy (docs/perforation.md §2): for every element of view whose index
  * in the last dimension is at least c0, view[j] := ref[p'], where p_d = lo[d] + j_d*step[d]
@@ -61,5 +68,9 @@ int pf_srt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const f
  * ref must have as many dimensions as view. */
 int pf_srt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                          const int64_t *step, const pf_buffer *ref, int32_t c0);
+/* The same split across threads by rows (base/par.h; NULL: serial). */
+int pf_srt_copy_channels_par(const pf_buffer *view, int32_t k, const int64_t *lo,
+                             const int64_t *step, const pf_buffer *ref, int32_t c0,
+                             pf_par_for par);
 
 #endif
