@@ -13,11 +13,10 @@
  * (--resolution re-measures at another image size: the run -> pass rows then compare sizes). */
 #include "base/fileio.h"
 #include "cluster/pool.h"
+#include "results/report_internal.h"
 #include "results/rundir.h"
-#include "results/tune.h"
 #include "search/evaluate.h"
 
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,32 +70,13 @@ static int parse_args(int argc, char **argv, args *a)
     return a->run && a->candidates > 0 ? 0 : -1;
 }
 
-/* Every record of the run's evaluations.jsonl; NULL on error. */
-static pf_eval_record *load_records(const char *run, int *n, pf_error *err)
-{
-    char *path = pf_run_path(run, PF_RUN_EVALUATIONS), *text;
-    size_t len;
-    int rc = pf_read_file(path, (size_t)1 << 31, &text, &len, err);
-    free(path);
-    if (rc != 0)
-        return NULL;
-    pf_eval_record *recs = NULL;
-    *n = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        recs = realloc(recs, sizeof *recs * (size_t)(*n + 1));
-        if (pf_record_from_json(line, &recs[*n], err) != 0)
-            break;  /* a torn last line */
-        (*n)++;
-    }
-    free(text);
-    return recs;
-}
-
 /* The final training frontier first, then valid training records spread evenly over the
  * run (the last measurement of each schedule), up to a->candidates. */
-static int choose(const args *a, const pf_eval_record *recs, int n, cand *out)
+static int choose(const args *a, const pf_report_run *run, cand *out)
 {
-    int *front, m = pf_tune_front_of(recs, n, 0x7fffffff, &front), k = 0;
+    const pf_eval_record *recs = run->recs;
+    const int *front = run->front;
+    int n = run->n_recs, m = run->n_front, k = 0;
     for (int i = 0; i < m && k < a->candidates; i++)
         out[k++] = (cand){ &recs[front[i]], recs[front[i]].schedule, true,
                            exact_only(recs[front[i]].schedule), { 0 }, 0 };
@@ -114,7 +94,6 @@ static int choose(const args *a, const pf_eval_record *recs, int n, cand *out)
         if (!taken && (long)seen++ * want % (pool > 0 ? pool : 1) < want)
             out[k++] = (cand){ r, r->schedule, false, exact_only(r->schedule), { 0 }, 0 };
     }
-    free(front);
     return k;
 }
 
@@ -229,42 +208,33 @@ static void dominance(const cand *c, int n)
 
 static int run_bench(const args *a, pf_error *err)
 {
-    char *cpath = pf_run_path(a->run, PF_RUN_CONFIG);
-    json_object *o = pf_run_read_json(cpath, err), *ev_json;
-    free(cpath);
-    if (!o || !json_object_object_get_ex(o, "evaluation", &ev_json))
-        return o ? pf_fail(err, "%s: config.json has no evaluation", a->run) : -1;
-    pf_eval_config cfg;
-    int rc = pf_eval_config_from_json(ev_json, &cfg, err);
-    json_object_put(o);
-    if (rc != 0)
+    pf_report_run run;
+    if (pf_report_run_load(&run, a->run, err) != 0)
         return -1;
-    free(cfg.program);
-    cfg.program = pf_run_path(a->run, PF_RUN_PROGRAM);
-    free(cfg.lock_path);
-    cfg.lock_path = NULL;  /* a lock of this bench's own pool */
+    pf_eval_config *cfg = &run.cfg.eval;
+    free(cfg->program);
+    cfg->program = pf_run_path(a->run, PF_RUN_PROGRAM);
+    free(cfg->lock_path);
+    cfg->lock_path = NULL;  /* a lock of this bench's own pool */
     if (a->width > 0) {
-        cfg.width = a->width;
-        cfg.height = a->height;
+        cfg->width = a->width;
+        cfg->height = a->height;
     }
-    int n_recs = 0;
-    pf_eval_record *recs = load_records(a->run, &n_recs, err);
     cand *c = calloc((size_t)a->candidates + 2, sizeof *c);
-    int n = recs ? choose(a, recs, n_recs, c) : 0;
+    int n = choose(a, &run, c), rc = 0;
     char *also = NULL;
     size_t len;
-    rc = recs ? 0 : -1;
-    if (rc == 0 && n == 0)
+    if (n == 0)
         rc = pf_fail(err, "%s: no valid training records", a->run);
     if (rc == 0 && a->also && (rc = pf_read_file(a->also, 1 << 20, &also, &len, err)) == 0)
         c[n++] = (cand){ NULL, also, false, exact_only(also), { 0 }, 0 };
     pf_pool_options opt = { .jobs = a->jobs };
-    pf_evaluator *ev = rc == 0 ? pf_pool_new(&cfg, &opt, err) : NULL;
+    pf_evaluator *ev = rc == 0 ? pf_pool_new(cfg, &opt, err) : NULL;
     if (!ev)
         rc = -1;
     if (rc == 0) {
         printf("bench_remeasure: %s, %d candidates (%s split, %dx%d), %s\n", a->run, n,
-               pf_image_set_name(a->set), cfg.width, cfg.height, pf_evaluator_describe(ev));
+               pf_image_set_name(a->set), cfg->width, cfg->height, pf_evaluator_describe(ev));
         rc = pass(ev, c, n, 0, a->set, err);
     }
     if (rc == 0)
@@ -274,12 +244,9 @@ static int run_bench(const args *a, pf_error *err)
     if (rc == 0 && also)
         dominance(c, n);
     pf_evaluator_destroy(ev);
-    for (int i = 0; i < n_recs; i++)
-        pf_record_free(&recs[i]);
-    free(recs);
     free(c);
     free(also);
-    pf_eval_config_free(&cfg);
+    pf_report_run_free(&run);
     return rc;
 }
 
