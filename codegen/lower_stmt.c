@@ -256,14 +256,16 @@ static ir_expr *perforate_for(lower_ctx *c, const pf_loop_perf *p, ir_expr *lo, 
 
 /* The IR bounds of an inclusive range lo .. hi by step >= 1 (a `for` loop, scaled by `mult`
  * when loop-perforated, or a reduction): [lo, end) in i32 when constants leave room for the
- * sums the loop and the passes form (end + step, end - lo + step), else in i64 (ir.h), where
- * end = 2^31 for hi = 2147483647 fits. Sets *end; converts lo and step. */
+ * values the loop and the passes form (step * mult, lo or end + step, end - lo + step, and
+ * end - lo of an empty range, lo > hi), else in i64 (ir.h), where end = 2^31 for
+ * hi = 2147483647 fits. Sets *end; converts lo and step. */
 ir_expr *lower_range(lower_ctx *c, ir_expr **lo, ir_expr *hi, ir_expr **step, int64_t mult)
 {
     ir_func *f = c->f;
     int64_t l, h, s;
     bool narrow = ir_is_const(*lo, &l) && ir_is_const(hi, &h) && ir_is_const(*step, &s) &&
-                  h + s * mult <= INT32_MAX && h - l + s * mult <= INT32_MAX;
+                  s * mult <= INT32_MAX && (l > h ? l : h) + s * mult <= INT32_MAX &&
+                  h - l + s * mult <= INT32_MAX && h - l > INT32_MIN;
     if (narrow)
         return lower_snapshot(c, "end", irf_bin(f, IR_ADD, hi, ir_const_i32(f, 1)));
     *lo = irf_cast(f, IR_I64, *lo);

@@ -108,6 +108,14 @@ static const ovf_case cases[] = {
       "  for each (x, y) of a over (1073741824 .. -5 step 3, -5 .. 0) as sa a[x, y] = 0.5;\n"
       "  for each (x, y) of out as so out[x, y] = a[x, y] + in[x, y];\n}\n",
       "sa adaptive 2 0.9 reconstruct store gaussian-sv 0.9\n" },
+    /* found by fuzz_jit: an empty for loop's step 10^9, perforated by step 4, was kept in i32
+     * (its bounds left room) and the product wrapped: "invalid IR ... has step -294967296" */
+    { "empty for loops whose step x perforation step or span passes 2^31",
+      PIPE "  for each (x, y) of out as s {\n    float a = in[x, y];\n"
+      "    for (j) of 1 .. -2147483647 - 1 step 1000000000 as l1 a += 1.0;\n"
+      "    for (j) of 2147483647 .. -2147483647 - 1 step 3 as l2 a += 2.0;\n"
+      "    for (j) of 2147483647 .. -2147483647 - 1 as l3 a += 4.0;\n"
+      "    out[x, y] = a;\n  }\n}\n", "l1 step 4\nl2 last 0.5\nl3 first 0.5\n" },
 };
 
 static void run_case(const ovf_case *oc, pf_image *in)
