@@ -5,6 +5,9 @@
 #
 #   fuzz/run.sh --target T [SECONDS [JOBS]]  the same for target T (jit or rundir); each run
 #                                  ends with the CPU time it used (for the campaign record)
+#   fuzz/run.sh --target T --cpu SECONDS  one process (no -fork), stopped once it has used
+#                                  SECONDS of CPU time; a finding ends it (the campaign record's
+#                                  runs; log in build-fuzz/campaign-T.log)
 #   fuzz/run.sh [SECONDS [JOBS]]   build, then fuzz for SECONDS (default 600) with JOBS workers
 #   fuzz/run.sh --seed             rebuild fuzz/corpus from the seeds (docs, apps, error files)
 #   fuzz/run.sh --merge [DIR...]   minimize fuzz/corpus in place (-merge=1), adding what the DIRs
@@ -53,7 +56,13 @@ lib_target() {
         -DPF_FUZZ=ON -DPF_BENCH=OFF >/dev/null
     cmake --build build-fuzzlib -j "$(nproc)" --target "fuzz_$t" >/dev/null
     mkdir -p "$dir/corpus" "$dir/regressions" "$OUT/artifacts-$t"
+    # the run files of fuzz/rundir/corpus are 5-10 kB; a choice stream of fuzz_jit needs less
+    local dict=() max_len=1024
+    if [ -f "fuzz/$t.dict" ]; then dict=(-dict="fuzz/$t.dict"); fi
+    if [ "$t" = rundir ]; then max_len=16384; fi
     case "${4:-}" in
+    --cpu) cpu_campaign "$t" "$secs" -max_len="$max_len" "${dict[@]}"
+           return ;;
     --replay) LSAN_OPTIONS=suppressions=fuzz/lsan.supp "build-fuzzlib/fuzz/fuzz_$t" -runs=0 \
                   -timeout=120 -rss_limit_mb=4096 "$dir/regressions" "$dir/corpus"
               return ;;
@@ -64,15 +73,51 @@ lib_target() {
     # -fork: a finding is kept in artifacts-T/ and the campaign goes on (count them there).
     LSAN_OPTIONS=suppressions=fuzz/lsan.supp /usr/bin/time -f "fuzz_$t: %U s user + %S s sys" \
         "build-fuzzlib/fuzz/fuzz_$t" -max_total_time="$secs" -fork="$jobs" -ignore_crashes=1 \
-        -ignore_timeouts=1 -ignore_ooms=1 -max_len=1024 -len_control=0 -timeout=3600 \
+        -ignore_timeouts=1 -ignore_ooms=1 -max_len="$max_len" -len_control=0 -timeout=3600 \
         -rss_limit_mb=4096 -artifact_prefix="$OUT/artifacts-$t/" -print_final_stats=1 \
-        "$dir/corpus"
+        "${dict[@]}" "$dir/corpus"
+    ls "$OUT/artifacts-$t" | sed "s/^/fuzz_$t finding: /"
+}
+
+# CPU seconds (user + system, all threads) of process $1 so far.
+cpu_of() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print int(($12 + $13) / hz) }' \
+        "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# One fuzzing process, without -fork, so that /usr/bin/time counts all of its CPU time; it is
+# interrupted (SIGINT: libFuzzer prints its final stats) once it has used $2 CPU seconds.
+cpu_campaign() {
+    local t=$1 limit=$2 log=$OUT/campaign-$1.log
+    shift 2
+    LSAN_OPTIONS=suppressions=fuzz/lsan.supp /usr/bin/time -v "build-fuzzlib/fuzz/fuzz_$t" \
+        -max_total_time=864000 -len_control=0 -timeout=3600 -rss_limit_mb=4096 \
+        -artifact_prefix="$OUT/artifacts-$t/" -print_final_stats=1 "$@" "fuzz/$t/corpus" \
+        >"$log" 2>&1 &
+    local tpid=$! pid=""
+    while [ -z "$pid" ] && kill -0 "$tpid" 2>/dev/null; do
+        sleep 1
+        pid=$(pgrep -P "$tpid" || true)
+    done
+    while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do
+        if [ "$(cpu_of "$pid")" -ge "$limit" ]; then
+            kill -INT "$pid"
+            break
+        fi
+        sleep 5
+    done
+    wait "$tpid" || true
+    grep -E 'stat::|User time|System time|Maximum resident|Elapsed' "$log" | sed "s/^/fuzz_$t: /"
     ls "$OUT/artifacts-$t" | sed "s/^/fuzz_$t finding: /"
 }
 
 if [ "${1:-}" = "--target" ]; then
     mkdir -p "$OUT"
-    lib_target "$2" "${3:-600}" "${4:-1}" "${5:-}"
+    if [ "${3:-}" = "--cpu" ]; then
+        lib_target "$2" "${4:-1800}" 1 --cpu
+    else
+        lib_target "$2" "${3:-600}" "${4:-1}" "${5:-}"
+    fi
     exit 0
 fi
 
