@@ -3,8 +3,11 @@
 # --target jit|rundir the whole-library targets built by CMake (PF_FUZZ=ON in build-fuzzlib/;
 # their corpora and regressions are fuzz/TARGET/corpus and fuzz/TARGET/regressions).
 #
-#   fuzz/run.sh --target T [SECONDS [JOBS]]  the same for target T (jit or rundir); each run
-#                                  ends with the CPU time it used (for the campaign record)
+#   fuzz/run.sh --target T [SECONDS [JOBS]]  the same for target T (jit or rundir), with -fork
+#                                  (a finding is kept and the run goes on; the CPU time printed
+#                                  misses most of the workers')
+#   fuzz/run.sh --target T --merge     minimize fuzz/T/corpus in place (edges only)
+#   fuzz/run.sh --target T --replay    run every file of fuzz/T/regressions and fuzz/T/corpus once
 #   fuzz/run.sh --target T --cpu SECONDS  one process (no -fork), stopped once it has used
 #                                  SECONDS of CPU time; a finding ends it (the campaign record's
 #                                  runs; log in build-fuzz/campaign-T.log)
@@ -66,6 +69,15 @@ lib_target() {
     --replay) LSAN_OPTIONS=suppressions=fuzz/lsan.supp "build-fuzzlib/fuzz/fuzz_$t" -runs=0 \
                   -timeout=120 -rss_limit_mb=4096 "$dir/regressions" "$dir/corpus"
               return ;;
+    --merge)  # edges only (no hit-count buckets), so the kept corpus stays a few hundred files
+        rm -rf "$OUT/merged-$t"
+        mkdir -p "$OUT/merged-$t"
+        LSAN_OPTIONS=suppressions=fuzz/lsan.supp "build-fuzzlib/fuzz/fuzz_$t" -merge=1 \
+            -use_counters=0 -max_len="$max_len" -timeout=600 -rss_limit_mb=4096 \
+            "$OUT/merged-$t" "$dir/corpus"
+        rm -f "$dir/corpus"/*
+        cp "$OUT/merged-$t"/* "$dir/corpus/"
+        return ;;
     esac
     # -len_control=0: inputs are choice streams, a longer one is a larger program from the
     # start. -timeout counts wall-clock seconds: under nice on a busy machine an input that
@@ -113,11 +125,11 @@ cpu_campaign() {
 
 if [ "${1:-}" = "--target" ]; then
     mkdir -p "$OUT"
-    if [ "${3:-}" = "--cpu" ]; then
-        lib_target "$2" "${4:-1800}" 1 --cpu
-    else
-        lib_target "$2" "${3:-600}" "${4:-1}" "${5:-}"
-    fi
+    case "${3:-}" in
+    --cpu) lib_target "$2" "${4:-1800}" 1 --cpu ;;
+    --merge | --replay) lib_target "$2" 0 1 "$3" ;;
+    *) lib_target "$2" "${3:-600}" "${4:-1}" "${5:-}" ;;
+    esac
     exit 0
 fi
 
