@@ -632,7 +632,10 @@ static ir_stmt *split_loop(bounds_ctx *b, const ir_stmt *s, const split *sp)
 {
     ir_func *f = b->f;
     ir_list out = { 0 };
-    ir_expr *lo = let(b, &out, "lo", s->lo), *hi = let(b, &out, "hi", s->hi), *step = s->step;
+    /* lo no higher than hi: the parts' bounds subtract lo from hi, and those of an empty loop
+     * may be 2^32 apart (an over range from 2^31 - 1 down to -2^31), which wraps in i32 */
+    ir_expr *hi = let(b, &out, "hi", s->hi), *step = s->step;
+    ir_expr *lo = let(b, &out, "lo", irf_bin(f, IR_MIN, s->lo, hi));
     aff a_s = symbolic_bound(b, s, sp, true), b_s = symbolic_bound(b, s, sp, false);
     ir_expr *a = irf_bin(f, IR_MIN, a_s.ok ? irf_bin(f, IR_MAX, aff_to_expr(f, &a_s), lo)
                                            : bound_expr(b, sp, true, lo), hi);

@@ -116,6 +116,14 @@ static const ovf_case cases[] = {
       "    for (j) of 2147483647 .. -2147483647 - 1 step 3 as l2 a += 2.0;\n"
       "    for (j) of 2147483647 .. -2147483647 - 1 as l3 a += 4.0;\n"
       "    out[x, y] = a;\n  }\n}\n", "l1 step 4\nl2 last 0.5\nl3 first 0.5\n" },
+    /* found by fuzz_jit: the bounds pass split an empty over range (x from W + 3 down to
+     * -2^31) into interior and borders with end - first, which wraps in i32, and the border
+     * loop wrote far outside a: SIGSEGV */
+    { "an empty over range 2^31 apart, split by the bounds pass for a read",
+      PIPE "  image a[W, H];\n"
+      "  for each (x, y) of a over (W + 3 .. -2147483647 - 1 step 3, 0 .. 1073741824 step 3)"
+      " as sa\n    a[x, y] = in[x + 1, y + 17];\n"
+      "  for each (x, y) of out as so out[x, y] = a[x, y] + in[x, y];\n}\n", NULL },
 };
 
 static void run_case(const ovf_case *oc, pf_image *in)
