@@ -4,6 +4,7 @@
 
 #include "base/arena.h"
 #include "base/fileio.h"
+#include "codegen/cuda_driver.h"
 #include "dataset/manifest.h"
 
 #include <json-c/json.h>
@@ -192,6 +193,11 @@ static int check_inputs(const pf_tune_config *cfg, pf_error *err)
     pf_program *prog = pf_load_program(cfg->eval.program, err);
     int rc = prog ? check_params(prog, &cfg->eval, err) : -1;
     pf_program_free(prog);
+    if (rc == 0 && cfg->eval.backend == PF_BACKEND_CUDA) {  /* before the run exists */
+        pf_cuda *c = pf_cuda_open(err);
+        rc = c ? 0 : pf_fail_prefix(err, "--target cuda");
+        pf_cuda_close(c);
+    }
     return rc;
 }
 
