@@ -46,9 +46,10 @@ static const char tune_usage[] =
     "  --p-modify P          probability that a mutation redraws one parameter (0.3)\n"
     "  --p-accept-for P      probability that `add` accepts a for loop (0.2)\n"
     "  --backend B           jit (default), c or cuda\n"
-    "  --target cuda         the GPU (--backend cuda): every candidate's perforation with the\n"
-    "                        default GPU schedule (no execution genes yet), timed by CUDA\n"
-    "                        events against the exact program on the same GPU (docs/gpu.md)\n"
+    "  --target cuda         the GPU (--backend cuda): perforation with GPU execution genes\n"
+    "                        (tiles and threads of blocks, producers in shared memory), timed\n"
+    "                        by CUDA events against the exact program on the same GPU\n"
+    "                        (docs/gpu.md)\n"
     "  --samples N           timing samples per image, median kept (5)\n"
     "  --min-sample-ms MS    calls per sample so that one lasts at least MS (20)\n"
     "  --timeout-factor F    a call may take F x the exact time + --timeout-min-ms (20, 2000)\n"
@@ -298,8 +299,6 @@ static int parse_tune_args(int argc, char **argv, tune_args *a)
         return pf_cli_usage("tune", "give FILE.pf and --out RUN (or --resume RUN)");
     if (a->resume && a->program)
         return pf_cli_usage("tune", "--resume takes the run's own program; drop FILE.pf");
-    if (a->cfg.eval.backend == PF_BACKEND_CUDA)  /* the search draws CPU execution genes only */
-        a->cfg.ga.genome.exec_rate = 0;
     return 0;
 }
 

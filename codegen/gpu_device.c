@@ -283,6 +283,12 @@ static int download(pf_gpu_program *p, const pf_buffer *b, uint64_t src, pf_erro
  * that builds variant after variant (tests, the search) would create a context each time. */
 static pthread_mutex_t cuda_lock = PTHREAD_MUTEX_INITIALIZER;
 static pf_cuda *cuda_handle;
+static bool context_lost;  /* a kernel faulted: every program of the process is unusable */
+
+bool pf_gpu_context_lost(void)
+{
+    return context_lost;
+}
 
 static pf_cuda *process_cuda(pf_error *err)
 {
@@ -351,7 +357,7 @@ static int run_kernels(pf_gpu_program *p, pf_device_times *t, pf_error *err)
         rc = pf_cuda_event_ms(p->cuda, p->ev[0], p->ev[1], &t->kernel_ms, err);
     t->launches = p->launches;
     if (rc && pf_cuda_synchronize(p->cuda, NULL)) {  /* a fault: nothing runs on this context */
-        p->lost = true;
+        p->lost = context_lost = true;
         snprintf(p->lost_msg, sizeof p->lost_msg, "%.*s (the CUDA context is lost)",
                  PF_ERROR_MAX - 32, err->msg);
         pf_fail(err, "%s", p->lost_msg);

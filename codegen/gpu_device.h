@@ -37,6 +37,10 @@ int pf_gpu_program_run(pf_gpu_program *p, const pf_buffer *args, pf_device_times
  * timing blocks of calls. Fails when the last call failed or there was none. */
 int pf_gpu_program_rerun(pf_gpu_program *p, pf_device_times *t, pf_error *err);
 
+/* Whether a kernel of this process faulted: the CUDA context, shared by every program of the
+ * process, is then unusable until the process ends (a search worker ends and is restarted). */
+bool pf_gpu_context_lost(void);
+
 const char *pf_gpu_program_device(const pf_gpu_program *p);
 void pf_gpu_program_free(pf_gpu_program *p);
 

@@ -146,6 +146,7 @@ static int open_common(pf_tune *t, pf_error *err)
     t->prog = pf_load_program(t->cfg.eval.program, err);
     if (!t->prog)
         return -1;
+    t->cfg.ga.genome.gpu = t->cfg.eval.backend == PF_BACKEND_CUDA;  /* GPU execution genes */
     pf_ga_init(&t->ga, t->prog, &t->cfg.ga);
     pf_tune_model_open(t);
     char *log_path = pf_run_path(t->dir, PF_RUN_LOG);

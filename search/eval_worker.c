@@ -201,6 +201,11 @@ void pf_eval_worker_use_alarms(pf_eval_worker *w, bool on)
     w->alarms = on;
 }
 
+bool pf_eval_worker_broken(const pf_eval_worker *w)
+{
+    return w->cfg.backend == PF_BACKEND_CUDA && pf_gpu_context_lost();
+}
+
 void pf_eval_worker_set_frontier(pf_eval_worker *w, const pf_front_point *pts, int n)
 {
     free(w->front);
