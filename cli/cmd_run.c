@@ -168,6 +168,9 @@ static int run_pipeline(const pf_run_request *a)
         printf("%s: median %.3f ms over %d runs (min %.3f, max %.3f); compile %.1f ms\n",
                pf_backend_name(a->copt.backend), r.median_ms, r.runs, r.min_ms, r.max_ms,
                r.compile_ms);
+    if (r.runs > 0 && r.device)
+        printf("cuda: the times are the kernels' (CUDA events); transfers apart: upload %.3f "
+               "ms, download %.3f ms (medians)\n", r.upload_ms, r.download_ms);
     pf_run_result_free(&r);
     return 0;
 }

@@ -45,7 +45,11 @@ static const char tune_usage[] =
     "                        --no-exec sets 0 (default execution schedules only)\n"
     "  --p-modify P          probability that a mutation redraws one parameter (0.3)\n"
     "  --p-accept-for P      probability that `add` accepts a for loop (0.2)\n"
-    "  --backend B           jit (default) or c\n"
+    "  --backend B           jit (default), c or cuda\n"
+    "  --target cuda         the GPU (--backend cuda): perforation with GPU execution genes\n"
+    "                        (tiles and threads of blocks, producers in shared memory), timed\n"
+    "                        by CUDA events against the exact program on the same GPU\n"
+    "                        (docs/gpu.md)\n"
     "  --samples N           timing samples per image, median kept (5)\n"
     "  --min-sample-ms MS    calls per sample so that one lasts at least MS (20)\n"
     "  --timeout-factor F    a call may take F x the exact time + --timeout-min-ms (20, 2000)\n"
@@ -171,7 +175,13 @@ static int eval_option(tune_args *a, const char *s, const char *v, bool *known)
         return integer(s, v, 1, 1000, &e->samples);
     if (strcmp(s, "--backend") == 0)
         return pf_backend_parse(v, &e->backend) == 0 && e->backend != PF_BACKEND_INTERP
-                   ? 0 : pf_cli_usage("tune", "--backend is jit or c");
+                   ? 0 : pf_cli_usage("tune", "--backend is jit, c or cuda");
+    if (strcmp(s, "--target") == 0 && strcmp(v, "cpu") != 0 && strcmp(v, "cuda") != 0)
+        return pf_cli_usage("tune", "unknown target '%s' (cpu, cuda)", v);
+    if (strcmp(s, "--target") == 0) {
+        e->backend = strcmp(v, "cuda") == 0 ? PF_BACKEND_CUDA : PF_BACKEND_JIT;
+        return 0;
+    }
     if (strcmp(s, "--min-sample-ms") == 0)
         return number(s, v, 0, 1e6, &e->min_sample_ms);
     if (strcmp(s, "--threads") == 0)
@@ -399,7 +409,11 @@ static int run(pf_tune *t, const tune_args *a)
 {
     pf_error err;
     catch_stop_signals(false);
-    pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &a->pool, &err);
+    pf_pool_options po = a->pool;
+    if (pf_tune_config_of(t)->eval.backend == PF_BACKEND_CUDA)
+        po.exe = "/proc/self/exe";  /* CUDA is not usable in a fork of a process that
+                                        initialized it (this one checked the device) */
+    pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &po, &err);
     if (!ev) {
         pf_cli_error("%s", err.msg);
         return 1;

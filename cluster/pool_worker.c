@@ -173,6 +173,9 @@ static void serve(pf_eval_worker *w, int fd, const char *request)
     pf_pool_send(fd, 'E', json, strlen(json));
     free(json);
     pf_record_free(&rec);
+    if (pf_eval_worker_broken(w))  /* a candidate faulted the GPU: a fresh process has a fresh
+                                      context (the master restarts a worker that ends) */
+        _exit(3);
 }
 
 /* _exit, never exit: the worker is a fork of the master (or of a test program) and must not

@@ -8,7 +8,7 @@
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "codegen/cgen.h"
-#include "codegen/cuda_driver.h"
+#include "codegen/gpu_device.h"
 #include "codegen/gpu_ptx.h"
 #include "codegen/jit.h"
 #include "codegen/lower.h"
@@ -37,6 +37,9 @@ struct pf_variant {
     pf_pipeline_fn fn;
     double compile_ms;
     pf_variant_stats stats;
+    pf_gpu_program *gpu;    /* CUDA: the kernels on the device */
+    pf_device_times device; /* CUDA: the last run's */
+    pf_arena *ir;           /* CUDA: the loop IR the host side walks at every run */
 };
 
 /* A backend: `build` gets the final loop IR when `loop_ir` (else NULL), `run` the bound
@@ -324,22 +327,8 @@ static void release_native(pf_variant *v)
 
 /* ---- CUDA ---- */
 
-/* The driver loads the PTX and finds every kernel (so a GPU machine checks what ptxas alone
- * cannot: the driver's JIT of it for the card). */
-static int load_kernels(pf_cuda *c, const pf_gpu_module *m, pf_error *err)
-{
-    void *module = NULL, *fn;
-    int rc = pf_cuda_load_ptx(c, m->ptx, &module, err);
-    for (int i = 0; rc == 0 && i < m->n_kernels; i++)
-        rc = pf_cuda_kernel(c, module, m->kernels[i].name, &fn, err);
-    pf_cuda_unload(c, module);
-    return rc;
-}
-
-/* The kernels' PTX (written out when asked), then the driver, which loads it. What runs the
- * kernels from the host (device buffers, the launches in the IR's order, the host's runtime
- * calls) is the next step of issue 24 (docs/gpu.md): until then a machine with a driver and a
- * device is told so. */
+/* The kernels' PTX (written out when asked, also where no driver is), then the device program:
+ * the driver loads it, and every run walks the loop IR's host side (kept with the variant). */
 static int build_cuda(pf_variant *v, const ir_func *f, const pf_compile_options *o,
                       pf_error *err)
 {
@@ -347,21 +336,32 @@ static int build_cuda(pf_variant *v, const ir_func *f, const pf_compile_options 
     if (pf_gpu_emit_ptx(f, o->gpu_arch, NULL, &m, err))
         return -1;
     v->stats.gpu_kernels = m.n_kernels;
-    int rc = o->emit_ptx ? pf_write_file_atomic(o->emit_ptx, m.ptx, m.ptx_len, err) : 0;
-    pf_cuda *c = rc ? NULL : pf_cuda_open(err);
-    if (c && load_kernels(c, &m, err) == 0)
-        pf_fail(err, "CUDA: %s loaded the %d kernels, but running them from the host is not "
-                "implemented yet (docs/gpu.md)", pf_cuda_device_name(c), m.n_kernels);
-    pf_cuda_close(c);
-    pf_gpu_module_free(&m);
-    return -1;
+    if (o->emit_ptx && pf_write_file_atomic(o->emit_ptx, m.ptx, m.ptx_len, err)) {
+        pf_gpu_module_free(&m);
+        return -1;
+    }
+    v->gpu = pf_gpu_program_new(f, &m, err);
+    return v->gpu ? 0 : -1;
 }
 
 static int run_cuda(pf_variant *v, const pf_buffer *buffers, const pf_binding *b,
                     pf_error *err)
 {
-    (void)v, (void)buffers, (void)b;
-    return pf_fail(err, "CUDA: running kernels is not implemented yet");
+    (void)b;
+    return pf_gpu_program_run(v->gpu, buffers, &v->device, err);
+}
+
+static void release_cuda(pf_variant *v)
+{
+    pf_gpu_program_free(v->gpu);
+}
+
+bool pf_variant_device_times(const pf_variant *v, pf_device_times *t)
+{
+    if (!v->gpu)
+        return false;
+    *t = v->device;
+    return true;
 }
 
 /* ---- the interpreter ---- */
@@ -386,7 +386,7 @@ static const backend backends[] = {
     { PF_BACKEND_JIT, "jit", true, build_jit, run_native, release_native },
     { PF_BACKEND_INTERP, "interp", false, build_interp, run_interp, release_native },
     { PF_BACKEND_C, "c", true, build_c, run_native, release_native },
-    { PF_BACKEND_CUDA, "cuda", true, build_cuda, run_cuda, release_native },
+    { PF_BACKEND_CUDA, "cuda", true, build_cuda, run_cuda, release_cuda },
 };
 
 const char *pf_backend_name(pf_backend b)
@@ -451,7 +451,12 @@ pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *para
                                                      &v->stats, err)
                                 : NULL;
     int rc = v->be->loop_ir && !f ? -1 : v->be->build(v, f, o, err);
-    pf_arena_free(&arena);
+    if (rc == 0 && v->gpu) {  /* the device program walks the IR at every run */
+        v->ir = pf_xmalloc(sizeof *v->ir);
+        *v->ir = arena;
+    } else {
+        pf_arena_free(&arena);
+    }
     if (rc != 0) {
         pf_variant_free(v);
         return NULL;
@@ -498,6 +503,29 @@ int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err)
     return rc;
 }
 
+int pf_variant_run_timed(pf_variant *v, const pf_buffer *buffers, double *ms, pf_error *err)
+{
+    double t0 = pf_now_ms();
+    int rc = pf_variant_run(v, buffers, err);
+    *ms = v->gpu ? v->device.kernel_ms : pf_now_ms() - t0;
+    return rc;
+}
+
+int pf_variant_time_calls(pf_variant *v, const pf_buffer *buffers, int calls, double *ms,
+                          pf_error *err)
+{
+    double t0 = pf_now_ms(), kernels = 0.0;
+    int rc = pf_variant_run(v, buffers, err);
+    kernels = v->device.kernel_ms;
+    for (int k = 1; k < calls && rc == 0; k++) {
+        rc = v->gpu ? pf_gpu_program_rerun(v->gpu, &v->device, err)
+                    : pf_variant_run(v, buffers, err);
+        kernels += v->device.kernel_ms;
+    }
+    *ms = v->gpu ? kernels : pf_now_ms() - t0;
+    return rc;
+}
+
 double pf_variant_compile_ms(const pf_variant *v)
 {
     return v->compile_ms;
@@ -513,6 +541,9 @@ void pf_variant_free(pf_variant *v)
     if (!v)
         return;
     v->be->release(v);
+    if (v->ir)
+        pf_arena_free(v->ir);
+    free(v->ir);
     pf_plan_free(v->own_plan);
     free(v->params.values);
     free(v);

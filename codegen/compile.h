@@ -10,6 +10,7 @@
 #include "base/buffer.h"
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "codegen/gpu_device.h"
 #include "lang/lang.h"
 #include "perforate/plan.h"
 
@@ -79,6 +80,17 @@ pf_plan_target pf_backend_plan_target(pf_backend b);
  * for the inputs' extents (the variant checks them). Outputs are fully overwritten. */
 int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err);
 
+/* pf_variant_run, and *ms the run's time: the call's on the host's clock, or for a variant on a
+ * device its kernels' (CUDA events; transfers excluded, see pf_variant_device_times). */
+int pf_variant_run_timed(pf_variant *v, const pf_buffer *buffers, double *ms, pf_error *err);
+
+/* `calls` runs (at least one) of v on the same inputs, and *ms their total time: on the host's
+ * clock for the whole block, or on a device the kernels' (the inputs uploaded once, then the
+ * kernels run again on them: pf_gpu_program_rerun). For timing blocks of calls; the outputs
+ * are those of the first call. */
+int pf_variant_time_calls(pf_variant *v, const pf_buffer *buffers, int calls, double *ms,
+                          pf_error *err);
+
 /* Milliseconds spent compiling (parse excluded: lowering, passes, LLVM/cc, JIT). */
 double pf_variant_compile_ms(const pf_variant *v);
 
@@ -103,6 +115,11 @@ typedef struct pf_variant_stats {
     int gpu_kernels;         /* CUDA: kernels in the PTX */
 } pf_variant_stats;
 pf_variant_stats pf_variant_get_stats(const pf_variant *v);
+
+/* A variant that runs on a device (CUDA): true, and the times of its last run (kernels by CUDA
+ * events; the transfers apart, not in kernel_ms). False for the host's backends, whose time is
+ * the call's. */
+bool pf_variant_device_times(const pf_variant *v, pf_device_times *t);
 
 void pf_variant_free(pf_variant *v);
 

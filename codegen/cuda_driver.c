@@ -37,10 +37,19 @@ struct pf_cuda {
     cu_result (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, void *, void **, void **);
     cu_result (*error_string)(cu_result, const char **);
+    cu_result (*memset32)(uint64_t, unsigned, size_t);
+    cu_result (*func_attribute)(void *, int, int);
+    cu_result (*event_create)(void **, unsigned);
+    cu_result (*event_record)(void *, void *);
+    cu_result (*event_sync)(void *);
+    cu_result (*event_elapsed)(float *, void *, void *);
+    cu_result (*event_destroy)(void *);
 };
 
-static const struct { const char *name; size_t offset; } api[] = {
-#define API(field, sym) { sym, offsetof(pf_cuda, field) }
+/* An entry point's name, and another it has in some drivers (NULL: none). */
+static const struct { const char *name; size_t offset; const char *alt; } api[] = {
+#define API(field, sym) { sym, offsetof(pf_cuda, field), NULL }
+#define API2(field, sym, alt) { sym, offsetof(pf_cuda, field), alt }
     API(init, "cuInit"), API(device_count, "cuDeviceGetCount"), API(device_get, "cuDeviceGet"),
     API(device_name, "cuDeviceGetName"), API(device_attribute, "cuDeviceGetAttribute"),
     API(ctx_retain, "cuDevicePrimaryCtxRetain"), API(ctx_release, "cuDevicePrimaryCtxRelease_v2"),
@@ -49,7 +58,12 @@ static const struct { const char *name; size_t offset; } api[] = {
     API(module_function, "cuModuleGetFunction"), API(mem_alloc, "cuMemAlloc_v2"),
     API(mem_free, "cuMemFree_v2"), API(htod, "cuMemcpyHtoD_v2"), API(dtoh, "cuMemcpyDtoH_v2"),
     API(launch, "cuLaunchKernel"), API(error_string, "cuGetErrorString"),
+    API(memset32, "cuMemsetD32_v2"), API(func_attribute, "cuFuncSetAttribute"),
+    API(event_create, "cuEventCreate"), API(event_record, "cuEventRecord"),
+    API(event_sync, "cuEventSynchronize"), API2(event_elapsed, "cuEventElapsedTime", "cuEventElapsedTime_v2"),
+    API(event_destroy, "cuEventDestroy_v2"),
 #undef API
+#undef API2
 };
 
 /* "what: the driver's message (code N)", as err. */
@@ -68,6 +82,8 @@ static int load_api(pf_cuda *c, const char *lib, pf_error *err)
         return pf_fail(err, "no CUDA driver found (%s)", dlerror());
     for (size_t i = 0; i < sizeof api / sizeof *api; i++) {
         void *sym = dlsym(c->dl, api[i].name);
+        if (!sym && api[i].alt)
+            sym = dlsym(c->dl, api[i].alt);
         if (!sym)
             return pf_fail(err, "no CUDA driver found (%s has no %s: a driver older than CUDA "
                            "11?)", lib, api[i].name);
@@ -174,9 +190,28 @@ int pf_cuda_download(pf_cuda *c, void *dst, uint64_t src, size_t bytes, pf_error
     return r ? cu_fail(c, r, err, "cuMemcpyDtoH") : 0;
 }
 
+int pf_cuda_zero(pf_cuda *c, uint64_t dst, size_t bytes, pf_error *err)
+{
+    cu_result r = c->memset32(dst, 0, bytes / 4);
+    return r ? cu_fail(c, r, err, "cuMemsetD32") : 0;
+}
+
+/* Above 48 KiB a kernel's dynamic shared memory must be asked for
+ * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8). */
+static int allow_shared(pf_cuda *c, void *fn, unsigned shared, pf_error *err)
+{
+    if (shared <= 48 * 1024)
+        return 0;
+    cu_result r = c->func_attribute(fn, 8, (int)shared);
+    return r ? cu_fail(c, r, err, "asking for the kernel's shared memory (cuFuncSetAttribute)")
+             : 0;
+}
+
 int pf_cuda_launch(pf_cuda *c, void *fn, const unsigned grid[3], const unsigned block[3],
                    unsigned shared, void **params, pf_error *err)
 {
+    if (allow_shared(c, fn, shared, err))
+        return -1;
     cu_result r = c->launch(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
                             NULL, params, NULL);
     return r ? cu_fail(c, r, err, "cuLaunchKernel") : 0;
@@ -186,4 +221,40 @@ int pf_cuda_synchronize(pf_cuda *c, pf_error *err)
 {
     cu_result r = c->ctx_sync();
     return r ? cu_fail(c, r, err, "cuCtxSynchronize") : 0;
+}
+
+int pf_cuda_event_new(pf_cuda *c, void **ev, pf_error *err)
+{
+    cu_result r = c->event_create(ev, 0);  /* CU_EVENT_DEFAULT: timing enabled */
+    return r ? cu_fail(c, r, err, "cuEventCreate") : 0;
+}
+
+int pf_cuda_event_record(pf_cuda *c, void *ev, pf_error *err)
+{
+    cu_result r = c->event_record(ev, NULL);  /* the context's default stream */
+    return r ? cu_fail(c, r, err, "cuEventRecord") : 0;
+}
+
+int pf_cuda_event_ms(pf_cuda *c, void *start, void *end, double *ms, pf_error *err)
+{
+    float f = 0.0f;
+    cu_result r = c->event_sync(end);
+    if (r)
+        return cu_fail(c, r, err, "running the kernels (cuEventSynchronize)");
+    if ((r = c->event_elapsed(&f, start, end)) != 0)
+        return cu_fail(c, r, err, "cuEventElapsedTime");
+    *ms = f;
+    return 0;
+}
+
+void pf_cuda_event_free(pf_cuda *c, void *ev)
+{
+    if (ev)
+        c->event_destroy(ev);
+}
+
+int pf_cuda_make_current(pf_cuda *c, pf_error *err)
+{
+    cu_result r = c->ctx_set(c->ctx);
+    return r ? cu_fail(c, r, err, "cuCtxSetCurrent") : 0;
 }

@@ -16,6 +16,8 @@ typedef struct pf_cuda pf_cuda;
  * API, "no CUDA device (...)" when it initializes to no device. */
 pf_cuda *pf_cuda_open(pf_error *err);
 void pf_cuda_close(pf_cuda *c);
+/* Makes the handle's context the calling thread's (a run on another thread than the open). */
+int pf_cuda_make_current(pf_cuda *c, pf_error *err);
 const char *pf_cuda_device_name(const pf_cuda *c);
 /* The device's compute capability as major * 10 + minor (90 for sm_90). */
 int pf_cuda_capability(const pf_cuda *c);
@@ -34,5 +36,14 @@ int pf_cuda_download(pf_cuda *c, void *dst, uint64_t src, size_t bytes, pf_error
 int pf_cuda_launch(pf_cuda *c, void *fn, const unsigned grid[3], const unsigned block[3],
                    unsigned shared, void **params, pf_error *err);
 int pf_cuda_synchronize(pf_cuda *c, pf_error *err);
+/* bytes (a multiple of 4) of device memory set to 0 (cuMemsetD32). */
+int pf_cuda_zero(pf_cuda *c, uint64_t dst, size_t bytes, pf_error *err);
+
+/* Events on the default stream, for kernel times: record one before and one after, then
+ * pf_cuda_event_ms waits for the second and gives the milliseconds between them. */
+int pf_cuda_event_new(pf_cuda *c, void **ev, pf_error *err);
+int pf_cuda_event_record(pf_cuda *c, void *ev, pf_error *err);
+int pf_cuda_event_ms(pf_cuda *c, void *start, void *end, double *ms, pf_error *err);
+void pf_cuda_event_free(pf_cuda *c, void *ev);
 
 #endif

@@ -270,7 +270,7 @@ static int64_t shared_bytes(host *h, const geometry *g, const ir_stmt *body)
 
 static int launch(host *h, const ir_stmt *s)
 {
-    pf_gpu_launch l = { s, { 1, 1, 1 }, { 1, 1, 1 }, 0, h->v };
+    pf_gpu_launch l = { s, { 1, 1, 1 }, { 1, 1, 1 }, 0, h->v, h->known };
     if (s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_GPU_BLOCK) {
         geometry g = { { NULL }, 0, { 0 }, { 0 }, { 0 } };
         if (grid(h, s, &g))

@@ -24,6 +24,7 @@ typedef struct pf_gpu_launch {
     unsigned grid[3], block[3];
     size_t shared_bytes;
     const pf_gpu_value *vars;  /* by var id: the host's values when it launches */
+    const char *known;         /* by var id: whether the host has a value for it */
 } pf_gpu_launch;
 
 typedef struct pf_gpu_host_ops {

@@ -339,6 +339,11 @@ const char *pf_gpu_libdevice_path(char *buf, size_t cap)
 
 void pf_gpu_module_free(pf_gpu_module *m)
 {
+    for (int i = 0; m->kernels && i < m->n_kernels; i++) {
+        free(m->kernels[i].buf_params);
+        free(m->kernels[i].var_params);
+        free(m->kernels[i].var_types);
+    }
     free(m->ptx);
     free(m->kernels);
     memset(m, 0, sizeof *m);

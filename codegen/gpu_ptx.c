@@ -132,6 +132,23 @@ static const em_gpu_hooks hooks = { gpu_loop, gpu_alloc, gpu_barrier };
 
 /* ---- kernels ---- */
 
+/* The parameter list, for the host that launches the kernel (gpu_device.c). */
+static void record_params(pf_gpu_kernel *k, const ir_func *f, const ir_var **by_id,
+                          const char *vars, const char *bufs)
+{
+    k->buf_params = pf_xmalloc(sizeof *k->buf_params * (size_t)(f->n_buffers + 1));
+    k->var_params = pf_xmalloc(sizeof *k->var_params * (size_t)(f->n_vars + 1));
+    k->var_types = pf_xmalloc(sizeof *k->var_types * (size_t)(f->n_vars + 1));
+    for (int id = 0; id < f->n_buffers; id++)
+        if (bufs[id])
+            k->buf_params[k->n_buf_params++] = id;
+    for (int id = 0; id < f->n_vars; id++)
+        if (vars[id] && by_id[id] && !by_id[id]->const_init) {
+            k->var_types[k->n_var_params] = by_id[id]->type;
+            k->var_params[k->n_var_params++] = id;
+        }
+}
+
 /* The kernel of host statement s: its parameters are the buffers it uses (noalias pointers),
  * then the variables it uses from the host, in id order and in their own types. */
 static void kernel(emit *e, const ir_stmt *s, bool one_thread)
@@ -150,6 +167,7 @@ static void kernel(emit *e, const ir_stmt *s, bool one_thread)
         if (vars[id] && by_id[id] && !by_id[id]->const_init)
             ps[np++] = em_type(e, by_id[id]->type);
     pf_gpu_kernel *k = gpu_new_kernel(g, s, np);
+    record_params(k, f, by_id, vars, bufs);
     LLVMValueRef fn = LLVMAddFunction(e->mod, k->name, LLVMFunctionType(e->t_void, ps,
                                                                        (unsigned)np, 0));
     free(ps);

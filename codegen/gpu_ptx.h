@@ -20,7 +20,12 @@ typedef struct pf_gpu_kernel {
     const char *stage;   /* the label of its outermost loop (a stage's name), or NULL */
     int block[3];        /* threads of a block along x, y, z */
     int grid_dims;       /* block loops (0: a one-thread kernel) */
-    int n_params;        /* buffers and scalars it takes */
+    int n_params;        /* buffers and scalars it takes: */
+    int n_buf_params;    /* first these buffers' data pointers (buffer ids, ascending), */
+    int *buf_params;
+    int n_var_params;    /* then these variables' values (var ids, ascending), */
+    int *var_params;
+    ir_type *var_types;  /* in these types */
     bool shared;         /* it keeps windows in (dynamic) shared memory */
     bool barrier;        /* it synchronizes its threads */
 } pf_gpu_kernel;

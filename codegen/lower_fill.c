@@ -198,6 +198,106 @@ static ir_stmt *over_planes(fill_ctx *F, ir_stmt *body, ir_var **v)
     return body;
 }
 
+/* ---- on the GPU: each pass one kernel over its points, a point a thread ----
+ *
+ * Same values as the passes above. A thread writes one point, and the samples it reads are not
+ * written in its pass: the x pass skips the samples instead of storing them back, so no thread
+ * reads what another writes. Tiles of FILL_TX x FILL_TY threads; the third dimension is the
+ * grid's z, a fourth a loop of launches on the host. */
+
+#define FILL_TX 64
+#define FILL_TY 4
+
+static ir_stmt *gpu_loop(fill_ctx *F, ir_var *v, ir_expr *lo, ir_expr *hi, ir_expr *step,
+                         ir_loop_kind kind, int dim, int width, ir_stmt *body)
+{
+    ir_stmt *s = ir_for(F->c->f, v, lo, hi, step, kind, body);
+    s->gpu_dim = dim;
+    s->width = width;
+    return s;
+}
+
+/* body over y in [0, ny) and x in [0, nx) as one kernel, for every plane. */
+static ir_stmt *gpu_nest(fill_ctx *F, ir_var *y, ir_expr *ny, ir_var *x, ir_expr *nx,
+                         ir_var **planes, ir_stmt *body)
+{
+    ir_func *f = F->c->f;
+    ir_var *yo = var(F, "fyo"), *xo = var(F, "fxo");
+    ir_expr *xe = irf_bin(f, IR_MIN, irf_bin(f, IR_ADD, ir_ref(f, xo), i32(F, FILL_TX)), nx);
+    ir_expr *ye = irf_bin(f, IR_MIN, irf_bin(f, IR_ADD, ir_ref(f, yo), i32(F, FILL_TY)), ny);
+    ir_stmt *s = gpu_loop(F, x, ir_ref(f, xo), xe, NULL, IR_LOOP_GPU_THREAD, 0, FILL_TX, body);
+    s = gpu_loop(F, y, ir_ref(f, yo), ye, NULL, IR_LOOP_GPU_THREAD, 1, FILL_TY, s);
+    s = gpu_loop(F, xo, i32(F, 0), nx, i32(F, FILL_TX), IR_LOOP_GPU_BLOCK, 0, 1, s);
+    s = gpu_loop(F, yo, i32(F, 0), ny, i32(F, FILL_TY), IR_LOOP_GPU_BLOCK, 1, 1, s);
+    if (F->nd >= 3)
+        s = gpu_loop(F, planes[2], i32(F, 0), extent(F, 2), NULL, IR_LOOP_GPU_BLOCK, 2, 1, s);
+    for (int d = F->nd - 1; d >= 3; d--)
+        s = loop(F, planes[d], i32(F, 0), extent(F, d), IR_LOOP_SERIAL, s);
+    return s;
+}
+
+/* Position p along a pass of spacing s whose last sample is `last`: past it, `copy`; between
+ * samples (p % s != 0), `between`; a sample: nothing. */
+static ir_stmt *gpu_point(fill_ctx *F, ir_expr *p, ir_expr *last, int s, ir_stmt *copy,
+                          ir_stmt *between)
+{
+    ir_func *f = F->c->f;
+    ir_expr *k = irf_bin(f, IR_MOD, p, i32(F, s));
+    return ir_if(f, irf_bin(f, IR_LT, last, p), copy,
+                 ir_if(f, irf_bin(f, IR_NE, k, i32(F, 0)), between, NULL));
+}
+
+static ir_stmt *gpu_x_pass(fill_ctx *F, ir_expr **idx, ir_var **planes, int sx, int sy)
+{
+    ir_func *f = F->c->f;
+    ir_var *j = var(F, "fj"), *x = var(F, "fx");
+    ir_expr *xr = ir_ref(f, x), *row = irf_bin(f, IR_MUL, ir_ref(f, j), i32(F, sy));
+    ir_expr *last = last_sample(F, extent(F, 0), sx);
+    ir_expr *k = irf_bin(f, IR_MOD, xr, i32(F, sx)), *x0 = irf_bin(f, IR_SUB, xr, k);
+    ir_stmt *between = put(F, idx, xr, row, blend(F, at(F, idx, x0, row),
+                                                  at(F, idx, irf_bin(f, IR_ADD, x0, i32(F, sx)),
+                                                     row), k, sx));
+    ir_stmt *copy = put(F, idx, xr, row, at(F, idx, last, row));
+    ir_expr *rows = irf_bin(f, IR_ADD, irf_bin(f, IR_DIV, irf_bin(f, IR_SUB, extent(F, 1),
+                                                                    i32(F, 1)), i32(F, sy)),
+                            i32(F, 1));
+    return gpu_nest(F, j, rows, x, extent(F, 0), planes,
+                    gpu_point(F, xr, last, sx, copy, between));
+}
+
+static ir_stmt *gpu_y_pass(fill_ctx *F, ir_expr **idx, ir_var **planes, int sy)
+{
+    ir_func *f = F->c->f;
+    ir_var *y = var(F, "fy"), *x = var(F, "fx");
+    ir_expr *xr = ir_ref(f, x), *yr = ir_ref(f, y);
+    ir_expr *last = last_sample(F, extent(F, 1), sy);
+    ir_expr *k = irf_bin(f, IR_MOD, yr, i32(F, sy)), *y0 = irf_bin(f, IR_SUB, yr, k);
+    ir_stmt *between = put(F, idx, xr, yr, blend(F, at(F, idx, xr, y0),
+                                                 at(F, idx, xr, irf_bin(f, IR_ADD, y0,
+                                                                        i32(F, sy))), k, sy));
+    ir_stmt *copy = put(F, idx, xr, yr, at(F, idx, xr, last));
+    return gpu_nest(F, y, extent(F, 1), x, extent(F, 0), planes,
+                    gpu_point(F, yr, last, sy, copy, between));
+}
+
+/* The two passes as kernels; planes: fresh variables per pass. */
+static void gpu_fill(fill_ctx *F, int sx, int sy)
+{
+    ir_func *f = F->c->f;
+    for (int pass = 0; pass < 2; pass++) {
+        if ((pass == 0 && sx <= 1) || (pass == 1 && sy <= 1))
+            continue;
+        ir_var *planes[IR_MAX_DIMS] = { 0 };
+        ir_expr *idx[IR_MAX_DIMS] = { 0 };
+        for (int d = 2; d < F->nd; d++) {
+            planes[d] = var(F, "fc");
+            idx[d] = ir_ref(f, planes[d]);
+        }
+        lower_emit(F->c, pass == 0 ? gpu_x_pass(F, idx, planes, sx, sy)
+                                   : gpu_y_pass(F, idx, planes, sy));
+    }
+}
+
 bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, ir_buffer *img)
 {
     const pf_stage_approx *a = lower_approx(c, st);
@@ -221,6 +321,11 @@ bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, i
         F.step[d] = L->step[d];
         F.n[d] = L->n[d];
     }
+    int sx = a->spacing[0], sy = nd > 1 ? a->spacing[1] : 1;
+    if (g->gpu && nd >= 2) {
+        gpu_fill(&F, sx, sy);
+        return true;
+    }
     ir_func *f = c->f;
     ir_var *v[IR_MAX_DIMS] = { 0 };
     ir_expr *idx[IR_MAX_DIMS] = { 0 };
@@ -228,7 +333,6 @@ bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, i
         v[d] = var(&F, "fc");
         idx[d] = ir_ref(f, v[d]);
     }
-    int sx = a->spacing[0], sy = nd > 1 ? a->spacing[1] : 1;
     if (sx > 1)
         lower_emit(c, over_planes(&F, x_pass(&F, idx, sx, sy), v));
     if (sy > 1) {

@@ -8,7 +8,8 @@
  * - A producer the CPU default would compute per tile of its consumer (pf_default_fusable: a
  *   small stencil, exact or sampled on demand) is computed in the consumer's blocks, by its
  *   threads, in shared memory; the consumer then has 64 x 64 tiles and 64 x 4 threads, 16 rows a
- *   thread, the shape of the best hand CUDA blur of ../shared/anchors/gpu (halo 16 rows per 64).
+ *   thread, the shape of the best hand CUDA blur of ../shared/anchors/gpu (halo 16 rows per 64),
+ *   unless the producer's image has a mirror or wrap boundary (its window would not fit).
  *   Only one level: a producer that has producers of its own, or a consumer that is itself
  *   computed at another stage, stays root (its image goes through global memory).
  * - Serial (scatter) stages, and stages of one variable, keep plain loops: the CUDA backend runs
@@ -23,6 +24,18 @@ enum { TILE_X = 32, TILE_Y = 8, FUSED_X = 64, FUSED_Y = 64, FUSED_TX = 64, FUSED
 static bool gpu_stage(const pf_stage *st)
 {
     return !st->serial && st->n_vars >= 2;
+}
+
+/* Mirror and wrap boundaries make a read's row anywhere in the image to bounds inference: the
+ * block's window would be whole columns, more shared memory than a block has (mosaic's
+ * blur_x at 2048x1536: 384 KiB). */
+static bool bounded_window(const pf_stage *st)
+{
+    for (int i = 0; i < st->n_writes; i++)
+        if (st->writes[i]->boundary == PF_BOUNDARY_MIRROR ||
+            st->writes[i]->boundary == PF_BOUNDARY_WRAP)
+            return false;
+    return true;
 }
 
 static bool has_producer(const pf_plan *plan, int c)
@@ -49,7 +62,7 @@ void pf_default_gpu_schedule(pf_plan *plan)
     }
     for (int p = 0; p < prog->n_stages; p++) {
         if (S[p].exec_given || !gpu_stage(prog->stages[p]) || has_producer(plan, p) ||
-            !pf_default_fusable(plan, p))
+            !pf_default_fusable(plan, p) || !bounded_window(prog->stages[p]))
             continue;
         int c = pf_exec_sole_consumer(prog, p);
         if (!gpu_stage(prog->stages[c]))

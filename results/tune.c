@@ -4,6 +4,7 @@
 
 #include "base/arena.h"
 #include "base/fileio.h"
+#include "codegen/cuda_driver.h"
 #include "dataset/manifest.h"
 
 #include <json-c/json.h>
@@ -145,6 +146,7 @@ static int open_common(pf_tune *t, pf_error *err)
     t->prog = pf_load_program(t->cfg.eval.program, err);
     if (!t->prog)
         return -1;
+    t->cfg.ga.genome.gpu = t->cfg.eval.backend == PF_BACKEND_CUDA;  /* GPU execution genes */
     pf_ga_init(&t->ga, t->prog, &t->cfg.ga);
     pf_tune_model_open(t);
     char *log_path = pf_run_path(t->dir, PF_RUN_LOG);
@@ -192,6 +194,11 @@ static int check_inputs(const pf_tune_config *cfg, pf_error *err)
     pf_program *prog = pf_load_program(cfg->eval.program, err);
     int rc = prog ? check_params(prog, &cfg->eval, err) : -1;
     pf_program_free(prog);
+    if (rc == 0 && cfg->eval.backend == PF_BACKEND_CUDA) {  /* before the run exists */
+        pf_cuda *c = pf_cuda_open(err);
+        rc = c ? 0 : pf_fail_prefix(err, "--target cuda");
+        pf_cuda_close(c);
+    }
     return rc;
 }
 

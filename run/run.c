@@ -89,17 +89,28 @@ static void free_images(pf_image **img, int n)
         pf_image_free(img[i]);
 }
 
-/* Runs the variant `times` times (at least once), timing each run. */
+/* Runs the variant `times` times (at least once), timing each run: the call, or on a device
+ * its kernels, with the transfers' medians apart. */
 static int run_timed(pf_variant *v, pf_io *io, const pf_run_request *r, pf_run_result *out,
                      pf_error *err)
 {
     int n = r->times > 0 ? r->times : 1;
-    double *t = pf_xmalloc(sizeof *t * (size_t)n);
+    double *t = pf_xmalloc(sizeof *t * (size_t)n * 3), *up = t + n, *down = t + 2 * n;
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         double t0 = pf_now_ms();
         rc = pf_variant_run(v, io->buf, err);
         t[i] = pf_now_ms() - t0;
+        pf_device_times d;
+        if (rc == 0 && (out->device = pf_variant_device_times(v, &d))) {
+            t[i] = d.kernel_ms;
+            up[i] = d.upload_ms;
+            down[i] = d.download_ms;
+        }
+    }
+    if (rc == 0 && out->device) {
+        out->upload_ms = pf_median(up, n);
+        out->download_ms = pf_median(down, n);
     }
     if (rc == 0 && r->times > 0) {
         out->runs = n;

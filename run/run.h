@@ -32,6 +32,10 @@ typedef struct pf_run_result {
     int runs;                     /* timed runs (request.times) */
     double median_ms, min_ms, max_ms;
     double compile_ms;            /* the driver's, as pf_variant_compile_ms */
+    /* A device backend (CUDA): the times above are the kernels' (CUDA events), and these the
+     * medians of the transfers, which are not part of them. */
+    bool device;
+    double upload_ms, download_ms;
     pf_strbuf dump;               /* request.dump's text (initialized by pf_run) */
 } pf_run_result;
 

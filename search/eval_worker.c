@@ -46,7 +46,7 @@ static int load_program(pf_eval_worker *w, pf_error *err)
     for (int i = 0; i < w->cfg.n_params; i++)
         if (pf_params_set(&w->params, w->prog, w->cfg.params[i], err))
             return -1;
-    w->target = pf_host_plan_target();
+    w->target = pf_backend_plan_target(w->cfg.backend);  /* CUDA: the GPU default schedule */
     w->exact_plan = pf_plan_new(w->prog, NULL, &w->target, err);
     if (!w->exact_plan)
         return -1;
@@ -106,12 +106,9 @@ void pf_eval_worker_free(pf_eval_worker *w)
 static int time_exact(pf_eval_worker *w, eval_image *im, pf_error *err)
 {
     double t[3];
-    for (int k = 0; k < 3; k++) {
-        double t0 = pf_now_ms();
-        if (pf_variant_run(w->exact, im->io.buf, err))
+    for (int k = 0; k < 3; k++)
+        if (pf_variant_run_timed(w->exact, im->io.buf, &t[k], err))
             return -1;
-        t[k] = pf_now_ms() - t0;
-    }
     double lo = fmin(t[0], fmin(t[1], t[2])), hi = fmax(t[0], fmax(t[1], t[2]));
     im->t_exact_ms = t[0] + t[1] + t[2] - lo - hi;
     double runs = ceil(w->cfg.min_sample_ms / fmax(im->t_exact_ms, 1e-3));
@@ -202,6 +199,11 @@ double pf_eval_worker_exact_ms(const pf_eval_worker *w, pf_image_set set, int i)
 void pf_eval_worker_use_alarms(pf_eval_worker *w, bool on)
 {
     w->alarms = on;
+}
+
+bool pf_eval_worker_broken(const pf_eval_worker *w)
+{
+    return w->cfg.backend == PF_BACKEND_CUDA && pf_gpu_context_lost();
 }
 
 void pf_eval_worker_set_frontier(pf_eval_worker *w, const pf_front_point *pts, int n)

@@ -202,11 +202,8 @@ static double time_calls(pf_eval_worker *w, pf_variant *v, eval_image *im, int c
     if (candidate)
         arm(w, limit_ms(w, im->t_exact_ms, calls));
     pf_error err;
-    double t0 = pf_now_ms();
-    int rc = 0;
-    for (int k = 0; k < calls && rc == 0; k++)
-        rc = pf_variant_run(v, im->io.buf, &err);
-    double t = pf_now_ms() - t0;
+    double t;  /* on a device, its kernels' (the transfers are not the variant's) */
+    int rc = pf_variant_time_calls(v, im->io.buf, calls, &t, &err);
     if (candidate)
         disarm(w);
     return rc == 0 ? t : -1;

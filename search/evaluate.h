@@ -77,6 +77,9 @@ double pf_eval_worker_exact_ms(const pf_eval_worker *w, pf_image_set set, int i)
 /* Kill the process with SIGALRM when a candidate runs past its limit (for pool workers only:
  * in-process callers have no hang protection). */
 void pf_eval_worker_use_alarms(pf_eval_worker *w, bool on);
+/* Whether the worker can evaluate no more: a candidate faulted the GPU, whose context every
+ * variant of the process shares (a pool worker then ends and is restarted). */
+bool pf_eval_worker_broken(const pf_eval_worker *w);
 /* The training frontier the screening compares candidates with (copied): measured points only
  * (so a candidate set aside is dominated by a record of the run, never on its frontier). */
 void pf_eval_worker_set_frontier(pf_eval_worker *w, const pf_front_point *pts, int n);

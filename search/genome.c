@@ -27,7 +27,7 @@ int pf_search_mode_parse(const char *s, pf_search_mode *out)
 
 pf_genome_params pf_genome_params_default(void)
 {
-    pf_genome_params p = { PF_MODE_FULL, true, 0.25, 0.3, 0.2 };
+    pf_genome_params p = { PF_MODE_FULL, true, 0.25, 0.3, 0.2, false };
     return p;
 }
 

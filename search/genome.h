@@ -33,6 +33,9 @@ typedef struct pf_genome_params {
                              execution gene; 0 keeps the default execution schedule */
     double p_modify;      /* mutation redraws one parameter (released: 0.3) */
     double p_accept_for;  /* `add` accepts a for loop (released: 0.2) */
+    bool gpu;             /* execution genes for a GPU target (`gpu` tiles and threads, stages
+                             at their consumer's blocks): set from the evaluation's backend,
+                             not stored in the run's config */
 } pf_genome_params;
 
 /* The released defaults (hints on as in script.sh) and exec_rate 0.25. */

@@ -1,9 +1,9 @@
 /* Execution genes for the search (Halide-style, perforate/exec.h): compute root or at the sole
  * consumer, tile sizes from {8 .. 256} or none, vectorize {none, 4, 8, 16}, parallel on/off,
- * unroll {none, 2, 4}, the default loop order or further variables inside the tiles; their
- * mutation; and the repair that keeps them legal when the genes
- * around them change (compute-at depends on the consumer's tiling and the stage's
- * approximation). */
+ * unroll {none, 2, 4}, the default loop order or further variables inside the tiles; for a GPU
+ * target, `gpu` tiles and threads or the consumer's blocks instead; their mutation; and the
+ * repair that keeps them legal when the genes around them change (compute-at depends on the
+ * consumer's tiling and the stage's approximation). */
 #include "perforate/exec.h"
 #include "search/genome_internal.h"
 
@@ -100,8 +100,77 @@ static void redraw_field(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int 
         set_order(c->prog, stage, g);
 }
 
+/* ---- for a GPU target ----
+ * A stage of two to four variables, not serial, gets `tile TX TY gpu TTX TTY` (tiles of
+ * {16 .. 128} x {4 .. 64} points, the tile's width or half of it in threads along x, its height
+ * or a half or a quarter along y, at most 1024 threads), or is computed in its sole consumer's
+ * blocks, in shared memory (the consumer then gets a GPU tiling of its own). Other stages keep
+ * the default: plain loops, which run as a kernel of one thread. */
+
+static const int gpu_tx[] = { 16, 32, 64, 128 };
+static const int gpu_ty[] = { 4, 8, 16, 32, 64 };
+
+static bool gpu_capable(const pf_program *prog, int stage)
+{
+    return !prog->stages[stage]->serial && prog->stages[stage]->n_vars >= 2;
+}
+
+static void draw_gpu_threads(pf_rng *r, pf_exec_gene *g)
+{
+    g->threads[0] = g->tile[0] >> pf_rng_below(r, 2);
+    g->threads[1] = g->tile[1] >> pf_rng_below(r, 3);
+    while (g->threads[0] * g->threads[1] > PF_EXEC_MAX_THREADS)
+        g->threads[1] /= 2;
+}
+
+static void draw_gpu_tile(pf_rng *r, pf_exec_gene *g)
+{
+    *g = pf_exec_default();
+    g->set = true;
+    g->gpu = true;
+    g->tile[0] = pf_rng_pick(r, gpu_tx, 4);
+    g->tile[1] = pf_rng_pick(r, gpu_ty, 5);
+    draw_gpu_threads(r, g);
+}
+
+static void random_gpu_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int stage)
+{
+    pf_exec_gene *g = &s->exec[stage];
+    int consumer = pf_exec_sole_consumer(c->prog, stage);
+    if (!gpu_capable(c->prog, stage)) {
+        *g = pf_exec_default();
+    } else if (consumer >= 0 && gpu_capable(c->prog, consumer) && pf_rng_below(r, 3) == 0) {
+        *g = pf_exec_default();
+        g->set = true;
+        g->at = consumer;
+        if (!s->exec[consumer].gpu)
+            draw_gpu_tile(r, &s->exec[consumer]);
+    } else {
+        draw_gpu_tile(r, g);
+    }
+}
+
+static void mutate_gpu_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int stage)
+{
+    pf_exec_gene *g = &s->exec[stage];
+    switch (pf_rng_below(r, 3)) {
+    case 0:  /* one field: the threads of a GPU tiling */
+        if (g->gpu)
+            draw_gpu_threads(r, g);
+        else
+            random_gpu_exec(c, r, s, stage);
+        break;
+    case 1: random_gpu_exec(c, r, s, stage); break;
+    default: *g = pf_exec_default(); break;  /* back to the default (GPU) schedule */
+    }
+}
+
 void pf_genome_random_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int stage)
 {
+    if (c->p.gpu) {
+        random_gpu_exec(c, r, s, stage);
+        return;
+    }
     pf_exec_gene *g = &s->exec[stage];
     *g = pf_exec_default();
     g->set = true;
@@ -114,6 +183,10 @@ void pf_genome_random_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, in
 void pf_genome_mutate_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s)
 {
     int stage = pf_rng_below(r, c->prog->n_stages);
+    if (c->p.gpu) {
+        mutate_gpu_exec(c, r, s, stage);
+        return;
+    }
     pf_exec_gene *g = &s->exec[stage];
     switch (pf_rng_below(r, 3)) {
     case 0:  /* one field, like the parameter redraw of approximation genes */
@@ -147,7 +220,9 @@ static void repair_exec(const pf_genome_ctx *c, pf_schedule *s)
                 continue;
             g->at = -1;
             g->slide = false;
-            if (check_exec(c, s, i) != 0)
+            /* for a GPU target, a stage no longer at its consumer goes back to the default
+             * (GPU) schedule, not to plain loops (one GPU thread) */
+            if (check_exec(c, s, i) != 0 || (c->p.gpu && !g->gpu))
                 *g = pf_exec_default();
         }
 }

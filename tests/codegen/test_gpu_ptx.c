@@ -8,6 +8,7 @@
 
 #include "base/fileio.h"
 #include "codegen/cuda_driver.h"
+#include "codegen/gpu_device.h"
 #include "codegen/gpu_ptx.h"
 
 #include <stdio.h>
@@ -142,6 +143,133 @@ static void test_ptx_every_app(void)
     rmdir(dir);
 }
 
+/* ---- the launches' parameter blocks, without a GPU ---- */
+
+/* The PTX type of each parameter of kernel `name` (".u64", ".u32", ".f32", ".u8"), in order. */
+static int ptx_param_types(const char *ptx, const char *name, char types[][8], int cap)
+{
+    char head[64];
+    snprintf(head, sizeof head, ".entry %s(", name);
+    const char *p = strstr(ptx, head), *end = p ? strchr(p, ')') : NULL;
+    int n = 0;
+    for (p = p ? strstr(p, ".param ") : NULL; p && p < end && n < cap;
+         p = strstr(p + 1, ".param ")) {
+        sscanf(p + 7, "%7s", types[n]);
+        n++;
+    }
+    return n;
+}
+
+static const char *ptx_type(ir_type t)
+{
+    return t == IR_BOOL ? ".u8" : t == IR_I32 ? ".u32" : t == IR_I64 ? ".u64" : ".f32";
+}
+
+typedef struct fake_device {
+    const ir_func *f;
+    const pf_gpu_module *m;
+    uint64_t *dptr;       /* by buffer id */
+    uint64_t next;
+    int launches;
+} fake_device;
+
+static int fake_alloc(void *ctx, const ir_buffer *b, size_t bytes, bool zero, pf_error *err)
+{
+    (void)bytes, (void)zero, (void)err;
+    fake_device *d = ctx;
+    d->dptr[b->id] = d->next += 1 << 20;
+    return 0;
+}
+
+static void fake_release(void *ctx, const ir_buffer *b)
+{
+    (void)ctx, (void)b;
+}
+
+static int fake_zero(void *ctx, const ir_buffer *b, pf_error *err)
+{
+    fake_device *d = ctx;
+    return d->dptr[b->id] ? 0 : pf_fail(err, "%s zeroed before its allocation", b->name);
+}
+
+/* The parameter block of the launch: every buffer has memory, every variable a value. */
+static int fake_launch(void *ctx, const pf_gpu_launch *l, pf_error *err)
+{
+    fake_device *d = ctx;
+    int k = 0;
+    while (k < d->m->n_kernels && d->m->kernels[k].nest != l->nest)
+        k++;
+    if (k == d->m->n_kernels)
+        return pf_fail(err, "a launch of a nest without a kernel");
+    const pf_gpu_kernel *kn = &d->m->kernels[k];
+    uint64_t slots[256];
+    void *params[256];
+    if (kn->n_params > 256)
+        return pf_fail(err, "%d parameters", kn->n_params);
+    d->launches++;
+    return pf_gpu_kernel_params(d->f, kn, d->dptr, l->vars, l->known, slots, params, err);
+}
+
+/* Every app's kernels: the parameters the host passes are the PTX's, in number and type, and
+ * the host walk at 2048x1536 fills every launch's parameter block (what the CUDA backend hands
+ * cuLaunchKernel). */
+static void test_launch_params(void)
+{
+    const pf_plan_target gpu = { .vector_lanes = 8, .gpu = true };
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
+        pf_program *prog = cg_load_app(apps[a]);
+        pf_param_values params;
+        pf_params_init(&params, prog);
+        pf_error err;
+        pf_plan *plan = pf_plan_new(prog, NULL, &gpu, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        pf_arena arena;
+        pf_arena_init(&arena);
+        ir_func *f = pf_variant_loop_ir(prog, &params, plan, &arena, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        pf_gpu_module m;
+        char lib[1024];
+        if (pf_gpu_emit_ptx(f, NULL, NULL, &m, &err) != 0) {
+            CU_ASSERT(strstr(err.msg, "libdevice") && !pf_gpu_libdevice_path(lib, sizeof lib));
+            printf("\n    SKIP %s: %s", apps[a], err.msg);
+        } else {
+            for (int k = 0; k < m.n_kernels; k++) {
+                const pf_gpu_kernel *kn = &m.kernels[k];
+                char types[256][8];
+                int n = ptx_param_types(m.ptx, kn->name, types, 256);
+                CU_ASSERT_EQUAL(n, kn->n_params);
+                CU_ASSERT_EQUAL(n, kn->n_buf_params + kn->n_var_params);
+                for (int i = 0; i < kn->n_buf_params && i < n; i++)
+                    CU_ASSERT_STRING_EQUAL(types[i], ".u64");
+                for (int i = 0; i < kn->n_var_params && kn->n_buf_params + i < n; i++)
+                    CU_ASSERT_STRING_EQUAL(types[kn->n_buf_params + i],
+                                           ptx_type(kn->var_types[i]));
+            }
+            fake_device d = { f, &m, pf_xcalloc((size_t)f->n_buffers + 1, 8), 0, 0 };
+            int64_t ext[8][IR_MAX_DIMS];
+            for (int i = 0; i < f->n_inputs + f->n_outputs && i < 8; i++) {
+                for (int k = 0; k < IR_MAX_DIMS; k++)
+                    ext[i][k] = k == 0 ? 2048 : k == 1 ? 1536 : k == 2 ? 3 : 1;
+                fake_alloc(&d, f->args[i], 0, false, &err);
+            }
+            pf_gpu_host_ops ops = { &d, fake_alloc, fake_release, fake_zero, fake_launch };
+            int rc = pf_gpu_host_run(f, (const int64_t(*)[IR_MAX_DIMS])ext, &ops, &err);
+            if (rc)
+                printf("\n    %s: %s", apps[a], err.msg);
+            CU_ASSERT_EQUAL(rc, 0);
+            CU_ASSERT(d.launches >= m.n_kernels);
+            printf("\n    %-16s %d kernels, %d launches at 2048x1536: parameters match the PTX",
+                   apps[a], m.n_kernels, d.launches);
+            free(d.dptr);
+            pf_gpu_module_free(&m);
+        }
+        pf_arena_free(&arena);
+        pf_plan_free(plan);
+        pf_params_free(&params);
+        pf_program_free(prog);
+    }
+}
+
 /* No driver: a clear message, whatever the machine has (PF_CUDA_DRIVER names the library). */
 static void test_no_driver(void)
 {
@@ -164,4 +292,5 @@ static void test_no_driver(void)
     }
 }
 
-PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_no_driver))
+PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_launch_params),
+              PF_TEST(test_no_driver))

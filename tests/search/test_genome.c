@@ -2,6 +2,7 @@
  * valid and round-trips through its text; modes restrict the genes; a seed replays the same
  * genomes; execution genes reach compute-at. */
 #include "perforate/exec.h"
+#include "perforate/plan.h"
 #include "search/ga.h"
 #include "search/genome.h"
 #include "tests/harness/harness.h"
@@ -244,6 +245,57 @@ static void test_exec_genes_reach_compute_at(void)
     pf_program_free(p);
 }
 
+/* For a GPU target (tune --target cuda): every execution gene the search draws on a stage that
+ * can run as GPU blocks is a `gpu` tiling or computes the stage in its consumer's blocks;
+ * every genome is valid and plans for a GPU (the codegen suites run such plans against the
+ * interpreter: codegen_gpu_lower, codegen_gpu_run). */
+static void test_gpu_exec_genes(void)
+{
+    const pf_plan_target gpu = { .vector_lanes = 8, .gpu = true };
+    int at_total = 0;
+    for (int a = 0; st_apps[a]; a++) {
+        pf_program *p = st_load_app(st_apps[a]);
+        pf_genome_params gp = pf_genome_params_default();
+        gp.exec_rate = 1.0;
+        gp.gpu = true;
+        pf_genome_ctx c;
+        pf_genome_ctx_init(&c, p, &gp);
+        pf_rng r;
+        pf_rng_seed(&r, 11 + (uint64_t)a);
+        pf_schedule s;
+        pf_genome_initial(&c, &r, &s);
+        int tiled = 0, at = 0, cpu = 0;
+        for (int i = 0; i < 150; i++) {
+            pf_genome_mutate(&c, &r, &s);
+            expect_valid(p, &s);
+            for (int k = 0; k < p->n_stages; k++) {
+                const pf_exec_gene *g = &s.exec[k];
+                bool capable = !p->stages[k]->serial && p->stages[k]->n_vars >= 2;
+                tiled += g->set && g->gpu;
+                at += g->set && g->at >= 0;
+                cpu += g->set && capable && !g->gpu && g->at < 0;
+            }
+            char *text = pf_schedule_text(p, &s);
+            pf_error err;
+            pf_plan *plan = pf_plan_parse(p, text, "<gpu genome>", &gpu, &err);
+            if (!plan)
+                fprintf(stderr, "%s: %s\n%s", st_apps[a], err.msg, text);
+            CU_ASSERT_PTR_NOT_NULL(plan);
+            pf_plan_free(plan);
+            free(text);
+        }
+        printf("\n    %-16s 150 mutations: %d GPU tilings, %d at a consumer", st_apps[a], tiled,
+               at);
+        CU_ASSERT(tiled > 0);
+        CU_ASSERT_EQUAL(cpu, 0);
+        at_total += at;
+        pf_schedule_free(&s);
+        pf_genome_ctx_free(&c);
+        pf_program_free(p);
+    }
+    CU_ASSERT(at_total > 20);  /* producers reach their consumers' shared memory */
+}
+
 /* Crossover takes a contiguous run of loops from one parent and never all of them. */
 static void test_crossover_two_points(void)
 {
@@ -358,7 +410,7 @@ static void test_blur_first_seed(void)
     pf_program_free(p);
 }
 
-PF_TEST_SUITE(search_genome, PF_TEST(test_seeds), PF_TEST(test_blur_first_seed), PF_TEST(test_every_genome_is_valid),
+PF_TEST_SUITE(search_genome, PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_blur_first_seed), PF_TEST(test_every_genome_is_valid),
               PF_TEST(test_random_genes_fit_each_loop), PF_TEST(test_gene_ranges),
               PF_TEST(test_seed_replays), PF_TEST(test_exec_genes_reach_compute_at),
               PF_TEST(test_crossover_two_points))

@@ -1,0 +1,29 @@
+#!/bin/bash
+# bench/gpu/bundle.sh — packs what bench/gpu/run.sh needs on a GPU machine that has no build
+# tools for perfora (no LLVM 16, Z3, libpng... there): the stripped perfora, test_codegen and
+# bench_scaling, the shared libraries they load (all but the C library's), and the anchors'
+# gpu_bench, into DIR/bundle.tar.xz (about 40 MB). run.sh unpacks it when it finds it.
+#
+# Usage, from the repository root after building build/ (Release) and build-bench/
+# (-DPF_BENCH=ON):  bash bench/gpu/bundle.sh [DIR]   (default .gpubundle, which git ignores
+# through .git/info/exclude: add "/.gpubundle/" there)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DIR=${1:-.gpubundle}
+BINS="build/perfora build/tests/test_codegen build-bench/bench/bench_scaling"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib" "$DIR"
+for b in $BINS; do
+  [ -x "$b" ] || { echo "missing $b: build it first"; exit 1; }
+  strip -o "$stage/bin/$(basename "$b")" "$b"
+done
+for cand in ../shared/anchors/gpu/bin/gpu_bench shared/anchors/gpu/bin/gpu_bench; do
+  [ -x "$cand" ] && { cp "$cand" "$stage/bin/"; break; }
+done
+# every library the binaries load, except the C library's own (the GPU machine's are newer)
+for b in $BINS; do ldd "$b"; done | awk '$3 ~ /^\// {print $3}' | sort -u |
+  grep -Ev '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so' |
+  while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+tar -C "$stage" -cJf "$DIR/bundle.tar.xz" bin lib
+ls -la "$DIR/bundle.tar.xz"
