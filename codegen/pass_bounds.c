@@ -70,11 +70,19 @@ static bool outside(const split *sp, const aff *a)
     return true;
 }
 
-/* Bounds become i32 code (aff_to_expr, bound_expr): one whose constant is beyond +-2^30 is
- * not used (the check stays), or it would wrap: a read at y - 2^31 was once "proven" inside
- * the image by a bound of 2^31 that wrapped to -2^31 (found by fuzz_jit, issue 27). */
+/* Largest coefficient of v handled: lattice reads of spacing up to 64 times a step. */
+#define MAX_COEF 4096
+
+/* Bounds become i32 code (aff_to_expr, bound_expr): one whose constant is beyond +-2^30, or
+ * with a coefficient beyond +-MAX_COEF, is not used (the check stays), or it would wrap: a
+ * read at y - 2^31 was once "proven" inside the image by a bound of 2^31 that wrapped to
+ * -2^31, and one at x + 2147483647 * W by a bound of -2147483647 * W (found by fuzz_jit,
+ * issue 27; the index itself wraps in i32, the affine forms do not). */
 static bool fits_code(const aff *a)
 {
+    for (int i = 0; i < a->n; i++)
+        if (a->k[i] < -MAX_COEF || a->k[i] > MAX_COEF)
+            return false;
     return a->c >= -((int64_t)1 << 30) && a->c <= ((int64_t)1 << 30);
 }
 
@@ -86,9 +94,6 @@ static void add(split *sp, const void *site, int dim, bool lower, int64_t k, aff
         sp->outside_vector += sp->vector_depth == 0;
     }
 }
-
-/* Largest coefficient of v handled: lattice reads of spacing up to 64 times a step. */
-#define MAX_COEF 4096
 
 /* A bound on k*v with the variables of loops inside the body replaced by their extreme values
  * (the loops' ranges, recorded while collecting): a lower bound takes its largest value over

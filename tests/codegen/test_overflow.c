@@ -172,4 +172,21 @@ static void test_bounds_at_int_max(void)
     pf_image_free(in);
 }
 
-PF_TEST_SUITE(codegen_overflow, PF_TEST(test_bounds_at_int_max))
+/* found by fuzz_jit on a 4 x 8 image: in[x + 2147483647 * W, y + 2] wraps in i32 (to x - 4);
+ * the bounds pass reasoned without the wrap, its bound code wrapped too, and the read ran
+ * unchecked: SIGSEGV */
+static void test_huge_multiple_of_extent(void)
+{
+    static const ovf_case c = {
+        "a read at x + 2147483647 * W",
+        PIPE "  for each (x, y) of out as s\n"
+        "    out[x, y] = in[x + (2147483647 * W), y + 2] + in[x, y + 536870912 * H];\n}\n",
+        NULL };
+    for (int w = 1; w <= 8; w++) {
+        pf_image *in = cg_synthetic(w, 8, 1, 11);
+        run_case(&c, in);
+        pf_image_free(in);
+    }
+}
+
+PF_TEST_SUITE(codegen_overflow, PF_TEST(test_bounds_at_int_max), PF_TEST(test_huge_multiple_of_extent))
