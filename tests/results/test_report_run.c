@@ -148,15 +148,7 @@ static void test_page_of_a_synthetic_run(void)
 static void test_page_of_a_gpu_run(void)
 {
     const char *dir = copy_of("gpu");
-    char *cfg = rt_read(dir, "config.json");
-    char *at = strstr(cfg, "\"backend\":\"jit\"");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-    pf_strbuf sb;  /* the same config, backend cuda */
-    pf_sb_init(&sb);
-    pf_sb_putn(&sb, cfg, (size_t)(at - cfg));
-    pf_sb_printf(&sb, "\"backend\":\"cuda\"%s", at + strlen("\"backend\":\"jit\""));
-    rt_write(dir, "config.json", pf_sb_str(&sb));
-    pf_sb_free(&sb);
+    rt_set_backend(dir, "cuda");
     pf_report_result res;
     pf_error err;
     CU_ASSERT_EQUAL_FATAL(report(dir, true, &res, &err), 0);
@@ -168,7 +160,6 @@ static void test_page_of_a_gpu_run(void)
     free(text);
     xmlFreeDoc(doc);
     pf_report_result_free(&res);
-    free(cfg);
 }
 
 /* A model-guided run: its records carry predictions, and the page draws each against its
