@@ -9,7 +9,9 @@
  * importance sampling their masks), so fill = full - samples. Every variant runs through
  * pf_variant_run; a round runs every row once at one thread count (pf_rt_set_threads), so a
  * load spike hits all rows of the round alike, and each speedup is the median over rounds of
- * the paired ratio exact / variant from the same round.
+ * the paired ratio exact / variant from the same round. A last row, "copy (memory floor)",
+ * is bench/copy.pf, which reads the input and writes the output once: its speedup is the most
+ * a variant that reads its input and writes every output pixel can reach at that thread count.
  *
  * Usage: bench_scaling [--reps N] [--app blur|bilateral_filter|bilateral_grid] [--size WxH]. */
 #include "bench/bench_util.h"
@@ -22,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_ROWS 8
+#define MAX_ROWS 9
 #define MAX_REPS 64
 #define MAX_T 3
 
@@ -217,10 +219,18 @@ static int scaling_app(const app_rows *a, int w, int h, const int *threads, int 
     }
     row *rows = calloc(MAX_ROWS, sizeof *rows);
     int n_rows = 0;
-    while (n_rows < MAX_ROWS && a->name[n_rows]) {
+    while (n_rows < MAX_ROWS - 1 && a->name[n_rows]) {
         setup_row(&bp, a, n_rows, &rows[n_rows]);
         n_rows++;
     }
+    bench_prog copy = { 0 };
+    snprintf(path, sizeof path, "%s/bench/copy.pf", PF_SOURCE_DIR);
+    rows[n_rows].name = "copy (memory floor)";
+    if (bench_prog_load(&copy, path, &err) == 0)
+        rows[n_rows].v = build(&copy, NULL, rows[n_rows].why, sizeof rows[n_rows].why);
+    else
+        snprintf(rows[n_rows].why, sizeof rows[n_rows].why, "n/a: %.150s", err.msg);
+    n_rows++;
     measure(rows, n_rows, threads, n_t, reps, in, out);
     print_table(a->app, w, h, rows, n_rows, threads, n_t, reps);
     for (int i = 0; i < n_rows; i++) {
@@ -230,6 +240,7 @@ static int scaling_app(const app_rows *a, int w, int h, const int *threads, int 
     free(rows);
     pf_image_free(in);
     pf_image_free(out);
+    bench_prog_free(&copy);
     bench_prog_free(&bp);
     return 0;
 }

@@ -514,9 +514,9 @@ int pf_variant_run_timed(pf_variant *v, const pf_buffer *buffers, double *ms, pf
 int pf_variant_time_calls(pf_variant *v, const pf_buffer *buffers, int calls, double *ms,
                           pf_error *err)
 {
-    double t0 = pf_now_ms(), kernels = 0.0;
+    double t0 = pf_now_ms();
     int rc = pf_variant_run(v, buffers, err);
-    kernels = v->device.kernel_ms;
+    double kernels = v->device.kernel_ms;
     for (int k = 1; k < calls && rc == 0; k++) {
         rc = v->gpu ? pf_gpu_program_rerun(v->gpu, &v->device, err)
                     : pf_variant_run(v, buffers, err);

@@ -93,7 +93,9 @@ static pf_image *run_variant(pf_program *prog, const pf_param_values *pv, pf_bac
     pf_plan *plan = pf_plan_parse(prog, text, "<schedule>", &target, err);
     if (!plan)
         return NULL;
-    pf_compile_options o = { .backend = backend };
+    /* A GPU run's pictures come from the JIT, which runs the same plans (GPU genes as serial
+     * loops) to within 1e-4 of the GPU (docs/gpu.md §4): the report needs no GPU. */
+    pf_compile_options o = { .backend = backend == PF_BACKEND_CUDA ? PF_BACKEND_JIT : backend };
     pf_variant *v = pf_variant_build(prog, pv, plan, &o, err);
     pf_image *img = NULL;
     if (v && pf_variant_run(v, io->buf, err) == 0)

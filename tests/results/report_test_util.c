@@ -364,3 +364,23 @@ char *rt_xpath_string(xmlDocPtr doc, const char *expr, int index)
     xmlXPathFreeObject(o);
     return s;
 }
+
+void rt_set_backend(const char *dir, const char *backend)
+{
+    static const char jit[] = "\"backend\":\"jit\"";
+    char *cfg = rt_read(dir, "config.json");
+    const char *p = cfg ? strstr(cfg, jit) : NULL;
+    CU_ASSERT_PTR_NOT_NULL(p);
+    if (!p) {
+        free(cfg);
+        return;
+    }
+    size_t at = (size_t)(p - cfg);
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    pf_sb_putn(&sb, cfg, at);
+    pf_sb_printf(&sb, "\"backend\":\"%s\"%s", backend, cfg + at + strlen(jit));
+    rt_write(dir, "config.json", pf_sb_str(&sb));
+    pf_sb_free(&sb);
+    free(cfg);
+}

@@ -32,6 +32,8 @@ void rt_blur_config(pf_tune_config *cfg, int max_images);
 char *rt_path(const char *dir, const char *name);
 char *rt_read(const char *dir, const char *name);
 void rt_write(const char *dir, const char *name, const char *text);
+/* The run's config.json with its evaluation backend "jit" replaced by `backend`. */
+void rt_set_backend(const char *dir, const char *backend);
 bool rt_exists(const char *dir, const char *name);
 /* cp -r src dst (dst created). */
 void rt_copy_tree(const char *src, const char *dst);

@@ -143,6 +143,25 @@ static void test_page_of_a_synthetic_run(void)
     pf_report_result_free(&res);
 }
 
+/* A search run on the GPU (backend cuda): its report, pictures included, is made on a machine
+ * without one (the pictures come from the JIT, which runs the same plans). */
+static void test_page_of_a_gpu_run(void)
+{
+    const char *dir = copy_of("gpu");
+    rt_set_backend(dir, "cuda");
+    pf_report_result res;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(report(dir, true, &res, &err), 0);
+    xmlDocPtr doc = rt_parse_xml(res.index);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    check_pictures(res.dir, doc);
+    char *text = rt_read(res.dir, "index.html");
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "backend cuda"));
+    free(text);
+    xmlFreeDoc(doc);
+    pf_report_result_free(&res);
+}
+
 /* A model-guided run: its records carry predictions, and the page draws each against its
  * measurement; a run without them (the synthetic one) has no such figure. */
 static void test_predicted_against_measured(void)
@@ -373,7 +392,7 @@ static void suite_cleanup(void)
     rt_synthetic_free(&run);
 }
 
-PF_TEST_SUITE(results_report, PF_TEST(test_page_of_a_synthetic_run),
+PF_TEST_SUITE(results_report, PF_TEST(test_page_of_a_synthetic_run), PF_TEST(test_page_of_a_gpu_run),
               PF_TEST(test_run_in_progress), PF_TEST(test_predicted_against_measured),
               PF_TEST(test_not_a_run_or_another_format),
               PF_TEST(test_bad_line), PF_TEST(test_missing_photo),
