@@ -692,9 +692,22 @@ static void lower_sampled_nonempty(lower_ctx *c, const pf_stage *st, nest_spec *
     lower_emit(c, ir_if(f, cond, ir_list_block(f, &body), NULL));
 }
 
+/* The lattices of the stages computed at st (and of theirs), defined here, in the scope st is
+ * lowered in: made first inside st's tiles, their lets would be out of scope for later uses
+ * (fuzz_jit finding over-end-out-of-scope-under-at). */
+static void producer_lattices(lower_ctx *c, const pf_stage *st)
+{
+    for (int i = 0; i < c->prog->n_stages; i++)
+        if (lower_exec(c, i)->at == st->index) {
+            producer_lattices(c, c->prog->stages[i]);
+            lower_stage_lattice(c, c->prog->stages[i]);
+        }
+}
+
 void lower_stage(lower_ctx *c, const pf_stage *st)
 {
     ir_func *f = c->f;
+    producer_lattices(c, st);
     lower_lattice *L = lower_stage_lattice(c, st);
     lower_frame fr = { 0 }, *saved = c->frame;
     ir_var *vars[IR_MAX_DIMS];
