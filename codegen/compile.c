@@ -503,14 +503,6 @@ int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err)
     return rc;
 }
 
-int pf_variant_run_timed(pf_variant *v, const pf_buffer *buffers, double *ms, pf_error *err)
-{
-    double t0 = pf_now_ms();
-    int rc = pf_variant_run(v, buffers, err);
-    *ms = v->gpu ? v->device.kernel_ms : pf_now_ms() - t0;
-    return rc;
-}
-
 int pf_variant_time_calls(pf_variant *v, const pf_buffer *buffers, int calls, double *ms,
                           pf_error *err)
 {

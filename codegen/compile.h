@@ -80,10 +80,6 @@ pf_plan_target pf_backend_plan_target(pf_backend b);
  * for the inputs' extents (the variant checks them). Outputs are fully overwritten. */
 int pf_variant_run(pf_variant *v, const pf_buffer *buffers, pf_error *err);
 
-/* pf_variant_run, and *ms the run's time: the call's on the host's clock, or for a variant on a
- * device its kernels' (CUDA events; transfers excluded, see pf_variant_device_times). */
-int pf_variant_run_timed(pf_variant *v, const pf_buffer *buffers, double *ms, pf_error *err);
-
 /* `calls` runs (at least one) of v on the same inputs, and *ms their total time: on the host's
  * clock for the whole block, or on a device the kernels' (the inputs uploaded once, then the
  * kernels run again on them: pf_gpu_program_rerun). For timing blocks of calls; the outputs

@@ -47,7 +47,7 @@ struct pf_gpu_program {
     uint64_t *slots;     /* the launches' parameter blocks, one after the other */
     int n_slots, cap_slots;
     int64_t (*rec_ext)[IR_MAX_DIMS];  /* the extents the recording is for */
-    bool recorded, recording;
+    bool recorded;
     bool lost;           /* a kernel faulted: the context is unusable */
     char lost_msg[PF_ERROR_MAX + 32];
 };
@@ -85,11 +85,9 @@ static action *record(pf_gpu_program *p, act_kind kind, int buf)
 static int op_alloc(void *ctx, const ir_buffer *b, size_t bytes, bool zero, pf_error *err)
 {
     pf_gpu_program *p = ctx;
-    if (p->recording) {
-        action *a = record(p, ACT_ALLOC, b->id);
-        a->bytes = bytes;
-        a->zero = zero;
-    }
+    action *a = record(p, ACT_ALLOC, b->id);
+    a->bytes = bytes;
+    a->zero = zero;
     if (ensure(p, b->id, bytes, err))
         return -1;
     return zero ? pf_cuda_zero(p->cuda, p->dptr[b->id], bytes, err) : 0;
@@ -105,8 +103,7 @@ static int op_zero(void *ctx, const ir_buffer *b, pf_error *err)
     pf_gpu_program *p = ctx;
     if (!p->dptr[b->id])
         return pf_fail(err, "CUDA: %s is zeroed before it has device memory", b->name);
-    if (p->recording)
-        record(p, ACT_ZERO, b->id);
+    record(p, ACT_ZERO, b->id);
     return pf_cuda_zero(p->cuda, p->dptr[b->id], p->used[b->id], err);
 }
 
@@ -190,10 +187,7 @@ static int op_launch(void *ctx, const pf_gpu_launch *l, pf_error *err)
     memcpy(a.block, l->block, sizeof a.block);
     if (param_block(p, k, l, err))
         return -1;
-    if (p->recording)
-        *record(p, ACT_LAUNCH, -1) = a;
-    else
-        p->n_slots = a.first_slot;  /* not kept */
+    *record(p, ACT_LAUNCH, -1) = a;
     return launch_action(p, &a, err);
 }
 
@@ -332,10 +326,8 @@ static int walk(pf_gpu_program *p, pf_error *err)
 {
     size_t bytes = sizeof *p->ext * (size_t)(p->f->n_inputs + p->f->n_outputs);
     p->n_acts = p->n_slots = 0;
-    p->recording = true;
     pf_gpu_host_ops ops = { p, op_alloc, op_release, op_zero, op_launch };
     int rc = pf_gpu_host_run(p->f, (const int64_t(*)[IR_MAX_DIMS])p->ext, &ops, err);
-    p->recording = false;
     p->recorded = rc == 0;
     memcpy(p->rec_ext, p->ext, bytes);
     return rc;

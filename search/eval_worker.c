@@ -107,7 +107,7 @@ static int time_exact(pf_eval_worker *w, eval_image *im, pf_error *err)
 {
     double t[3];
     for (int k = 0; k < 3; k++)
-        if (pf_variant_run_timed(w->exact, im->io.buf, &t[k], err))
+        if (pf_variant_time_calls(w->exact, im->io.buf, 1, &t[k], err))
             return -1;
     double lo = fmin(t[0], fmin(t[1], t[2])), hi = fmax(t[0], fmax(t[1], t[2]));
     im->t_exact_ms = t[0] + t[1] + t[2] - lo - hi;
