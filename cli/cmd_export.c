@@ -10,7 +10,7 @@
 static const char export_usage[] =
     "usage: perfora export RUN --variant K --out DIR [--name NAME] [--no-object] [--quiet]\n"
     "       perfora export APP.pf [--schedule FILE] [--param NAME=VALUE ...] --out DIR\n"
-    "                      [--name NAME] [--no-object] [--quiet]\n"
+    "                      [--target cuda] [--name NAME] [--no-object] [--quiet]\n"
     "  RUN              a run directory of perfora tune; K numbers its frontier as perfora\n"
     "                   report does (variant 0: the lowest error), or 'fastest': the fastest\n"
     "                   variant within the run's error cap (--max-error of perfora tune)\n"
@@ -18,8 +18,11 @@ static const char export_usage[] =
     "  --out DIR        the library's directory (absent, empty, or an earlier export)\n"
     "  --name NAME      the function and library name (default: the pipeline's)\n"
     "  --no-object      the C source only, no object compiled by LLVM for this CPU\n"
+    "  --target cuda    a CUDA library (a run searched with --target cuda is one by itself)\n"
     "Writes NAME.h, NAME.c, NAME_pipeline.c, perfora_rt.c/.h, NAME_aot.o, CMakeLists.txt,\n"
-    "Makefile, NAME.pc and README.md, and prints the directory.\n";
+    "Makefile, NAME.pc and README.md, and prints the directory. A CUDA library has\n"
+    "NAME_host.c (the kernels' PTX and the host code) and perfora_cuda_rt.c/.h instead of\n"
+    "NAME_pipeline.c, perfora_rt.c/.h and NAME_aot.o.\n";
 
 #define EXPORT_MAX_PARAMS 64
 
@@ -83,6 +86,11 @@ int pf_cmd_export(int argc, char **argv)
             params[o.n_params++] = argv[++i];
         } else if (strcmp(s, "--no-object") == 0) {
             o.no_object = true;
+        } else if (strcmp(s, "--target") == 0 && arg) {
+            if (strcmp(argv[++i], "cuda") != 0)
+                return pf_cli_usage("export", "--target '%s': 'cuda' (the CPU is the default)",
+                                    argv[i]);
+            o.cuda = true;
         } else if (strcmp(s, "--quiet") == 0) {
             quiet = true;
         } else if (s[0] != '-' && !source) {
@@ -99,9 +107,9 @@ int pf_cmd_export(int argc, char **argv)
         if (!variant)
             return pf_cli_usage("export", "which variant of the run? (--variant K; perfora "
                                 "report lists them)");
-        if (o.schedule || o.n_params)
-            return pf_cli_usage("export", "a run's variant has its schedule and params; "
-                                "--schedule and --param are for a .pf program");
+        if (o.schedule || o.n_params || o.cuda)
+            return pf_cli_usage("export", "a run's variant has its schedule, params and target; "
+                                "--schedule, --param and --target are for a .pf program");
         o.run = source;
     } else {
         if (variant)
@@ -120,7 +128,8 @@ int pf_cmd_export(int argc, char **argv)
     printf("%s\n", res.dir);
     if (!quiet)
         fprintf(stderr, "export: %s: library %s, %s\n", res.dir, res.name,
-                res.object ? "C source and an LLVM object for this CPU" : "C source");
+                res.cuda ? "CUDA kernels (PTX) and host code"
+                : res.object ? "C source and an LLVM object for this CPU" : "C source");
     pf_export_result_free(&res);
     return 0;
 }

@@ -620,6 +620,17 @@ static const char prelude[] =
     "    return w < 32 ? w : p % 1024 == 0 ? p + 16 : p;\n"
     "}\n\n";
 
+void pf_cgen_expr(const ir_expr *e, pf_strbuf *out)
+{
+    cgen g = { NULL, out, 0 };
+    cg_expr(&g, e);
+}
+
+const char *pf_cgen_prelude(void)
+{
+    return prelude;
+}
+
 static void cg_params(cgen *g, const ir_func *f)
 {
     for (int i = 0; i < f->n_inputs + f->n_outputs; i++) {

@@ -19,6 +19,12 @@ void pf_cgen(const ir_func *f, const char *name, pf_strbuf *src, pf_strbuf *hdr)
 /* Writes DIR/NAME.c, DIR/NAME.h, DIR/perfora_rt.h and DIR/perfora_rt.c (creating DIR). */
 int pf_cgen_write_dir(const ir_func *f, const char *name, const char *dir, pf_error *err);
 
+/* For the other C emitter (cgen_cuda.c, the host side of a CUDA export): an expression as C with
+ * the language's semantics (integer helpers of the prelude, exact float literals), and the
+ * prelude that defines those helpers (static inline functions, includes). */
+void pf_cgen_expr(const ir_expr *e, pf_strbuf *out);
+const char *pf_cgen_prelude(void);
+
 /* The runtime's sources as embedded at build time (for exports). */
 const char *pf_cgen_runtime_header(void);
 const char *pf_cgen_runtime_source(void);

@@ -1,9 +1,8 @@
 /* The CUDA driver API through dlopen (cuda_driver.h). Only the entry points perfora calls are
  * looked up, by their versioned names (cuda.h maps cuMemAlloc to cuMemAlloc_v2 and so on);
- * their types are written out here so that building needs no CUDA headers. */
+ * their types are written out here so that building needs no CUDA headers. Exported CUDA
+ * libraries ship this file (cuda_rt.h): it depends on libc, libdl and base/error.h only. */
 #include "codegen/cuda_driver.h"
-
-#include "base/arena.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -119,7 +118,11 @@ static int open_device(pf_cuda *c, pf_error *err)
 pf_cuda *pf_cuda_open(pf_error *err)
 {
     const char *lib = getenv("PF_CUDA_DRIVER");
-    pf_cuda *c = pf_xcalloc(1, sizeof *c);
+    pf_cuda *c = calloc(1, sizeof *c);  /* shipped in exports (cuda_rt.h): no perfora allocator */
+    if (!c) {
+        pf_fail(err, "no CUDA device (memory ran out opening the driver)");
+        return NULL;
+    }
     if (load_api(c, lib && *lib ? lib : "libcuda.so.1", err) || open_device(c, err)) {
         pf_cuda_close(c);
         return NULL;

@@ -209,35 +209,6 @@ static int replay(pf_gpu_program *p, pf_error *err)
 
 /* ---- transfers ---- */
 
-static bool dense(const pf_buffer *b)
-{
-    int64_t s = 1;
-    for (int d = 0; d < b->ndims; d++) {
-        if (b->extent[d] > 1 && b->stride[d] != s)
-            return false;
-        s *= b->extent[d];
-    }
-    return true;
-}
-
-/* Copies between a strided view and a dense array, either way. */
-static void copy_view(const pf_buffer *b, float *flat, bool to_flat)
-{
-    int64_t e[4] = { 1, 1, 1, 1 }, st[4] = { 0, 0, 0, 0 }, n = 0;
-    for (int d = 0; d < b->ndims; d++)
-        e[d] = b->extent[d], st[d] = b->stride[d];
-    for (int64_t i3 = 0; i3 < e[3]; i3++)
-        for (int64_t i2 = 0; i2 < e[2]; i2++)
-            for (int64_t i1 = 0; i1 < e[1]; i1++) {
-                float *row = b->data + i3 * st[3] + i2 * st[2] + i1 * st[1];
-                for (int64_t i0 = 0; i0 < e[0]; i0++, n++)
-                    if (to_flat)
-                        flat[n] = row[i0 * st[0]];
-                    else
-                        row[i0 * st[0]] = flat[n];
-            }
-}
-
 static float *staging(pf_gpu_program *p, size_t bytes)
 {
     if (p->stage_cap < bytes) {
@@ -251,22 +222,22 @@ static float *staging(pf_gpu_program *p, size_t bytes)
 static int upload(pf_gpu_program *p, const pf_buffer *b, uint64_t dst, pf_error *err)
 {
     size_t bytes = (size_t)pf_buffer_count(b) * 4;
-    if (dense(b))
+    if (pf_buffer_dense(b))
         return pf_cuda_upload(p->cuda, dst, b->data, bytes, err);
     float *flat = staging(p, bytes);
-    copy_view(b, flat, true);
+    pf_buffer_pack(b, flat, true);
     return pf_cuda_upload(p->cuda, dst, flat, bytes, err);
 }
 
 static int download(pf_gpu_program *p, const pf_buffer *b, uint64_t src, pf_error *err)
 {
     size_t bytes = (size_t)pf_buffer_count(b) * 4;
-    if (dense(b))
+    if (pf_buffer_dense(b))
         return pf_cuda_download(p->cuda, b->data, src, bytes, err);
     float *flat = staging(p, bytes);
     if (pf_cuda_download(p->cuda, flat, src, bytes, err))
         return -1;
-    copy_view(b, flat, false);
+    pf_buffer_pack(b, flat, false);
     return 0;
 }
 

@@ -32,7 +32,7 @@ static int check_name(const char *name, pf_error *err)
     return 0;
 }
 
-static int write_text(const char *dir, const char *name, const char *suffix,
+int pf_export_write_text(const char *dir, const char *name, const char *suffix,
                       const pf_strbuf *sb, pf_error *err)
 {
     char file[512];
@@ -85,7 +85,7 @@ static int write_files(const pf_export_source *s, const pf_export_target *t, con
         { t->name, ".h" }, { t->name, ".c" }, { "CMakeLists", ".txt" }, { "Makefile", "" },
         { t->name, ".pc" }, { "README", ".md" }, { t->name, ".sched" } };
     for (int i = 0; rc == 0 && i < 7; i++)
-        rc = write_text(tmp, f[i].name, f[i].suffix, &sb[i], err);
+        rc = pf_export_write_text(tmp, f[i].name, f[i].suffix, &sb[i], err);
     for (int i = 0; i < 7; i++)
         pf_sb_free(&sb[i]);
     return rc;
@@ -113,6 +113,20 @@ static int export_into(const pf_export_options *o, const pf_export_source *s,
     return 0;
 }
 
+static int export_cuda_into(const pf_export_options *o, const pf_export_source *s,
+                            pf_export_target *t, const char *tmp, pf_error *err)
+{
+    if (o->note) {
+        char line[256];
+        snprintf(line, sizeof line, "export: compiling %s for CUDA (PTX and host code)",
+                 s->prog->name);
+        o->note(o->note_ctx, line);
+    }
+    if (pf_export_cuda(o, s, t, tmp, err) != 0 || write_files(s, t, tmp, err) != 0)
+        return -1;
+    return 0;
+}
+
 int pf_export_write(const pf_export_options *o, pf_export_result *res, pf_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -129,7 +143,12 @@ int pf_export_write(const pf_export_options *o, pf_export_result *res, pf_error 
         rc = pf_report_dir_check(o->out, &pf_outdir_export, err);
     if (rc == 0 && !(tmp = pf_report_dir_begin(o->out, err)))
         rc = -1;
-    if (rc == 0) {
+    if (rc == 0 && s.cuda) {
+        t.cuda = true;
+        t.object = false;
+        t.cpu = t.triple = t.features = "";
+        rc = export_cuda_into(o, &s, &t, tmp, err);
+    } else if (rc == 0) {
         host_target(&t);
         rc = export_into(o, &s, &t, tmp, err);
     }
@@ -141,7 +160,8 @@ int pf_export_write(const pf_export_options *o, pf_export_result *res, pf_error 
         res->dir = pf_xstrdup(o->out);
         res->name = pf_xstrdup(t.name);
         res->object = t.object;
-        res->cpu = pf_xstrdup(t.cpu);
+        res->cpu = pf_xstrdup(t.cuda ? t.gpu_arch : t.cpu);
+        res->cuda = t.cuda;
     }
     free(tmp);
     pf_export_source_free(&s);

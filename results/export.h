@@ -4,7 +4,10 @@
  * NAME.c (its checks, and the choice of code), NAME_pipeline.c (the C backend's source of the
  * variant), perfora_rt.c/.h (the runtime it calls), NAME_aot.o (the module the JIT compiles,
  * compiled by LLVM ahead of time for this machine's CPU), CMakeLists.txt, Makefile, NAME.pc and
- * README.md. The directory is written whole or not at all (report_dir.h). */
+ * README.md. A variant searched for the GPU (or exported with `--target cuda`) becomes a CUDA
+ * library instead: the same function, running the PTX of its kernels through the CUDA driver
+ * (loaded at run time) from generated host code (NAME_host.c, perfora_cuda_rt.c). The
+ * directory is written whole or not at all (report_dir.h). */
 #ifndef PF_RESULTS_EXPORT_H
 #define PF_RESULTS_EXPORT_H
 
@@ -28,6 +31,8 @@ typedef struct pf_export_options {
     const char *out;            /* the library's directory */
     const char *name;           /* the function's and library's name (NULL: the pipeline's) */
     bool no_object;             /* no LLVM object: the C source only */
+    bool cuda;                  /* without run: a CUDA library (PTX and host code; docs/export.md);
+                                   a run searched with --target cuda is exported so by itself */
     void (*note)(void *ctx, const char *line);  /* progress lines, or NULL */
     void *note_ctx;
 } pf_export_options;
@@ -36,7 +41,8 @@ typedef struct pf_export_result {
     char *dir;                  /* o->out */
     char *name;
     bool object;                /* NAME_aot.o was written */
-    char *cpu;                  /* the CPU it was compiled for */
+    char *cpu;                  /* the CPU it was compiled for (a CUDA library: the PTX's target) */
+    bool cuda;                  /* a CUDA library */
 } pf_export_result;
 
 int pf_export_write(const pf_export_options *o, pf_export_result *res, pf_error *err);

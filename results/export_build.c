@@ -21,7 +21,8 @@ void pf_export_cmake(const pf_export_target *t, pf_strbuf *out)
     arch_of(t->triple, arch, sizeof arch);
     pf_sb_printf(out, "# %s: a perfora variant as a C library (README.md). Static by default; "
                  "shared with\n# -DBUILD_SHARED_LIBS=ON. Needs a C11 compiler, libm and "
-                 "pthreads only.\ncmake_minimum_required(VERSION 3.13)\nproject(%s C)\n\n", n, n);
+                 "pthreads only%s.\ncmake_minimum_required(VERSION 3.13)\nproject(%s C)\n\n", n,
+                 t->cuda ? " (and libdl; the CUDA driver is loaded at run time)" : "", n);
     if (t->object)
         pf_sb_printf(out, "option(%s_AOT \"link %s_aot.o, compiled by LLVM for %s (%s); used "
                      "only on CPUs with its features\" ON)\nif(%s_AOT AND NOT "
@@ -31,7 +32,8 @@ void pf_export_cmake(const pf_export_target *t, pf_strbuf *out)
                      n, arch, up);
     pf_sb_printf(out, "if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)\n"
                  "  set(CMAKE_BUILD_TYPE Release)\nendif()\nfind_package(Threads REQUIRED)\n\n"
-                 "add_library(%s %s.c %s_pipeline.c perfora_rt.c)\n", n, n, n);
+                 "add_library(%s %s.c %s%s.c %s.c)\n", n, n, n, t->cuda ? "_host" : "_pipeline",
+                 t->cuda ? "perfora_cuda_rt" : "perfora_rt");
     if (t->object)
         pf_sb_printf(out, "if(%s_AOT)\n  target_sources(%s PRIVATE "
                      "${CMAKE_CURRENT_SOURCE_DIR}/%s_aot.o)\n  target_compile_definitions(%s "
@@ -43,7 +45,8 @@ void pf_export_cmake(const pf_export_target *t, pf_strbuf *out)
                  "\"GNU|Clang\")\n  target_compile_options(%s PRIVATE -ffp-contract=off)\n"
                  "endif()\ntarget_include_directories(%s PUBLIC "
                  "$<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}> $<INSTALL_INTERFACE:include>)\n"
-                 "target_link_libraries(%s PRIVATE Threads::Threads m)\n\n", n, n, n, n, n);
+                 "target_link_libraries(%s PRIVATE Threads::Threads m%s)\n\n", n, n, n, n, n,
+                 t->cuda ? " ${CMAKE_DL_LIBS}" : "");
     pf_sb_printf(out, "install(TARGETS %s ARCHIVE DESTINATION lib LIBRARY DESTINATION lib\n"
                  "  PUBLIC_HEADER DESTINATION include)\n"
                  "file(READ ${CMAKE_CURRENT_SOURCE_DIR}/%s.pc pc)\n"
@@ -55,7 +58,7 @@ void pf_export_cmake(const pf_export_target *t, pf_strbuf *out)
 
 void pf_export_makefile(const pf_export_target *t, pf_strbuf *out)
 {
-    const char *n = t->name;
+    const char *n = t->name, *rt = t->cuda ? "perfora_cuda_rt" : "perfora_rt";
     char up[80];
     pf_export_upper(n, up, sizeof up);
     pf_sb_printf(out, "# %s: a perfora variant as a C library (README.md).\n"
@@ -65,15 +68,17 @@ void pf_export_makefile(const pf_export_target *t, pf_strbuf *out)
                  "CC ?= cc\nAR ?= ar\nCFLAGS ?= -O3\nPREFIX ?= /usr/local\nAOT ?= %d\n"
                  "BUILD ?= build\n\n", n, n, n, n, t->object ? 1 : 0);
     pf_sb_printf(out, "XCFLAGS = -std=c11 -ffp-contract=off -fPIC -fvisibility=hidden "
-                 "-pthread\nOBJS = $(BUILD)/%s.o $(BUILD)/%s_pipeline.o $(BUILD)/perfora_rt.o\n"
+                 "-pthread\nOBJS = $(BUILD)/%s.o $(BUILD)/%s%s.o $(BUILD)/%s.o\n"
                  "ifeq ($(AOT),1)\nOBJS += %s_aot.o\nXCFLAGS += -D%s_AOT=1\nendif\n\n"
-                 "all: $(BUILD)/lib%s.a $(BUILD)/lib%s.so\n\n", n, n, n, up, n, n);
-    pf_sb_printf(out, "$(BUILD)/%%.o: %%.c %s.h %s_pipeline.h perfora_rt.h | $(BUILD)\n"
+                 "all: $(BUILD)/lib%s.a $(BUILD)/lib%s.so\n\n", n, n,
+                 t->cuda ? "_host" : "_pipeline", rt, n, up, n, n);
+    pf_sb_printf(out, "$(BUILD)/%%.o: %%.c %s.h %s%s %s.h | $(BUILD)\n"
                  "\t$(CC) $(XCFLAGS) $(CPPFLAGS) $(CFLAGS) -c $< -o $@\n\n"
                  "$(BUILD):\n\tmkdir -p $(BUILD)\n\n"
                  "$(BUILD)/lib%s.a: $(OBJS)\n\trm -f $@\n\t$(AR) rcs $@ $(OBJS)\n\n"
                  "$(BUILD)/lib%s.so: $(OBJS)\n\t$(CC) -shared -pthread -Wl,-soname,lib%s.so "
-                 "$(LDFLAGS) -o $@ $(OBJS) -lm\n\n", n, n, n, n, n);
+                 "$(LDFLAGS) -o $@ $(OBJS) -lm%s\n\n", n, t->cuda ? "" : n,
+                 t->cuda ? "" : "_pipeline.h", rt, n, n, n, t->cuda ? " -ldl" : "");
     pf_sb_printf(out, "install: all\n\tinstall -d $(DESTDIR)$(PREFIX)/lib/pkgconfig "
                  "$(DESTDIR)$(PREFIX)/include\n"
                  "\tinstall -m 644 $(BUILD)/lib%s.a $(DESTDIR)$(PREFIX)/lib/\n"
@@ -88,8 +93,9 @@ void pf_export_pc(const pf_export_source *s, const pf_export_target *t, pf_strbu
 {
     pf_sb_printf(out, "prefix=/usr/local\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\n\n"
                  "Name: %s\nDescription: pipeline %s, a variant exported by perfora %s\n"
-                 "Version: 1.0\nLibs: -L${libdir} -l%s\nLibs.private: -lm -pthread\n"
-                 "Cflags: -I${includedir}\n", t->name, s->prog->name, PF_VERSION, t->name);
+                 "Version: 1.0\nLibs: -L${libdir} -l%s\nLibs.private: -lm -pthread%s\n"
+                 "Cflags: -I${includedir}\n", t->name, s->prog->name, PF_VERSION, t->name,
+                 t->cuda ? " -ldl" : "");
 }
 
 static void readme_code(const pf_export_target *t, pf_strbuf *out)
@@ -98,6 +104,20 @@ static void readme_code(const pf_export_target *t, pf_strbuf *out)
     char up[80];
     pf_export_upper(n, up, sizeof up);
     pf_sb_puts(out, "## The code\n\n");
+    if (t->cuda) {
+        pf_sb_printf(out, "A GPU variant: `%s_host.c` holds the PTX of its %d CUDA kernel%s "
+                     "(for %s; the driver compiles it for the GPU at the first call, any GPU of "
+                     "compute capability 8.0 or newer) and the host code perfora generated from "
+                     "the variant's loop IR: for the images' extents it computes each launch's "
+                     "grid, block, shared memory and parameters (once per extents; later calls "
+                     "of the same extents replay them). `perfora_cuda_rt.c` calls the CUDA "
+                     "driver API, loading `libcuda.so.1` with `dlopen` at the first call "
+                     "(`$PF_CUDA_DRIVER` names another file): the library builds, links and "
+                     "loads on machines without CUDA, and a call there returns "
+                     "`%s_ERROR_NO_DEVICE` with the reason in `%s_last_error()`.\n\n",
+                     n, t->kernels, t->kernels == 1 ? "" : "s", t->gpu_arch, up, n);
+        return;
+    }
     if (!t->object) {
         pf_sb_printf(out, "`%s_pipeline.c` is perfora's C backend's source of the variant, "
                      "compiled by your compiler (exported without an LLVM object).\n\n", n);
@@ -139,6 +159,17 @@ void pf_export_readme(const pf_export_source *s, const pf_export_target *t, pf_s
                  "(int64_t)W * H };\nint rc = %s(in, ext, str, out, ext, str, 0 /* threads: "
                  "one per core */);\nif (rc != %s_OK)\n    fprintf(stderr, \"%%s\\n\", "
                  "%s_error_string(rc));\n```\n\n", n, n, up, n);
+    if (t->cuda)
+        pf_sb_printf(out, "On the GPU: each call uploads the inputs, runs the kernels and "
+                     "downloads the outputs; the library keeps its device memory (copies of the "
+                     "images, intermediate images) between calls, `%s_release()` frees it. "
+                     "`%s_device()` takes device addresses instead (e.g. from `cudaMalloc`: "
+                     "the library uses device 0's primary context, the CUDA runtime's) of "
+                     "packed images and runs only the kernels, so images can stay on the GPU "
+                     "across calls. `%s_last_times()` gives the last call's kernel time (CUDA "
+                     "events) and, apart, its transfers (host clock): for images of a few "
+                     "megapixels the transfers from pageable memory usually take longer than "
+                     "the kernels.\n\n", n, n, n);
     pf_sb_printf(out, "The arguments follow the pipeline's images in order (see `%s.h` for "
                  "their extents). Strides are in floats; stride[0] must be 1.\n\n"
                  "## Limits\n\n- The parameters are compiled in; export again for other "
@@ -147,4 +178,7 @@ void pf_export_readme(const pf_export_source *s, const pf_export_target *t, pf_s
                  "runtime under its own names (`pf_rt_*`, `pf_srt_*`): link two libraries "
                  "exported by different perfora versions into one program as shared "
                  "libraries (which keep the runtime hidden).\n", n);
+    if (t->cuda)
+        pf_sb_puts(out, "- On the GPU, calls from several threads take turns (one lock); the "
+                   "threads argument is unused. The library uses device 0.\n");
 }

@@ -102,15 +102,23 @@ static void describe(const pf_export_source *s, const pf_export_target *t, pf_st
             put_safe(h, s->run_host, strlen(s->run_host));
             pf_sb_putc(h, ')');
         }
-        pf_sb_printf(h, ", against the exact program\n * compiled by the same JIT; error: %s:\n",
-                     s->metric);
+        pf_sb_printf(h, ", against the exact program\n * %s; error: %s:\n",
+                     s->cuda ? "on the same GPU (kernel time, CUDA events)"
+                             : "compiled by the same JIT", s->metric);
         measured(h, "training", &s->train);
         measured(h, "test", &s->test);
     } else {
         pf_sb_puts(h, " * Not measured: exported from a schedule, not from a search run.\n");
     }
     param_lines(s, h);
-    if (t->object) {
+    if (t->cuda) {
+        pf_sb_printf(h, " * Code: the PTX of %d CUDA kernel%s for %s (in %s_host.c), which the "
+                     "driver compiles\n * for the GPU at the first call (compute capability "
+                     "8.0 or newer), and the host code\n * that sizes and launches them "
+                     "(%s_host.c, perfora_cuda_rt.c). The CUDA driver\n * (libcuda.so.1) is "
+                     "loaded at run time: the library links and loads without it.\n",
+                     t->kernels, t->kernels == 1 ? "" : "s", t->gpu_arch, t->name, t->name);
+    } else if (t->object) {
         pf_sb_printf(h, " * Code: %s_aot.o, compiled by LLVM ahead of time from the module the "
                      "JIT runs, for the\n * CPU of the machine that exported it: %s (%s).\n"
                      " * %s.c calls it when the running CPU has (checked once):\n", t->name,
@@ -163,8 +171,15 @@ void pf_export_header(const pf_export_source *s, const pf_export_target *t, pf_s
                  "are not the pipeline's */\n"
                  "#define %s_ERROR_STRIDE 3   /* a stride[0] that is not 1 */\n"
                  "#define %s_ERROR_MEMORY 4   /* memory ran out (or an intermediate image "
-                 "exceeds 2^31\n                                 elements) */\n\n",
+                 "exceeds 2^31\n                                 elements) */\n",
                  up, up, up, up, up);
+    if (t->cuda)
+        pf_sb_printf(h, "#define %s_ERROR_NO_DEVICE 5 /* no CUDA driver, or no CUDA device */\n"
+                     "#define %s_ERROR_CUDA 6      /* the driver failed: a launch, a kernel's "
+                     "fault (then every\n                                    later call fails: "
+                     "the CUDA context is lost), the\n                                    "
+                     "device's limits (%s_last_error() says) */\n", up, up, t->name);
+    pf_sb_putc(h, '\n');
     pf_sb_printf(h, "/* Runs the variant. Images (perfora's layout, docs/export.md): floats, "
                  "element\n * (i0, i1, i2, i3) at data[i0*stride[0] + i1*stride[1] + ...], "
                  "strides in floats\n * (not bytes), stride[0] = 1; an RGB image of W x H is "
@@ -172,13 +187,28 @@ void pf_export_header(const pf_export_source *s, const pf_export_target *t, pf_s
                  "reads 8-bit images: 0..1. Extents:\n");
     for (int i = 0; i < s->prog->n_inputs + s->prog->n_outputs; i++)
         image_doc(s, s->prog->images[i], h);
-    pf_sb_printf(h, " * Inputs are only read; outputs are wholly written and must not overlap "
-                 "the inputs.\n * threads: threads for the parallel loops (0: one per core); "
-                 "it sets the library's\n * pool for every later call, so give every "
-                 "concurrent caller the same value.\n * Returns %s_OK, or one of the errors "
-                 "above (then the outputs are untouched unless\n * %s_ERROR_MEMORY). */\n"
-                 "%s_API ", up, up, up);
+    pf_sb_puts(h, " * Inputs are only read; outputs are wholly written and must not overlap "
+               "the inputs.\n");
+    if (t->cuda)
+        pf_sb_printf(h, " * On the GPU: the inputs are uploaded, the kernels run, the outputs "
+                     "are downloaded;\n * device memory is kept for the next call (%s_release "
+                     "frees it). Calls from several\n * threads take turns. threads: unused "
+                     "(the CPU library's signature), >= 0.\n * Returns %s_OK, or one of the "
+                     "errors above (then the outputs are untouched unless\n * "
+                     "%s_ERROR_MEMORY or %s_ERROR_CUDA). */\n%s_API ", t->name, up, up, up, up);
+    else
+        pf_sb_printf(h, " * threads: threads for the parallel loops (0: one per core); it sets "
+                     "the library's\n * pool for every later call, so give every concurrent "
+                     "caller the same value.\n * Returns %s_OK, or one of the errors above "
+                     "(then the outputs are untouched unless\n * %s_ERROR_MEMORY). */\n"
+                     "%s_API ", up, up, up);
     pf_export_signature(s, t, h);
+    if (t->cuda) {
+        pf_sb_puts(h, ";\n\n");
+        pf_export_cuda_functions(s, t, h);
+        pf_sb_puts(h, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+        return;
+    }
     pf_sb_printf(h, ";\n\n/* A sentence for an error code (static storage). */\n"
                  "%s_API const char *%s_error_string(int code);\n\n"
                  "/* Which code this machine runs: 1 the LLVM object, 0 the C source. */\n"

@@ -96,11 +96,8 @@ static int from_run(const pf_export_options *o, pf_export_source *s, pf_error *e
         return -1;
     }
     int rc = 0, k = o->variant;
-    if (r.cfg.eval.backend == PF_BACKEND_CUDA)  /* its speedups are the GPU's */
-        rc = pf_fail(err, "%s was searched on the GPU (--target cuda): perfora export writes CPU "
-                     "libraries, whose speed that run did not measure; exporting CUDA code is "
-                     "not implemented yet (docs/gpu.md §7)", o->run);
-    else if (r.n_front == 0)
+    s->cuda = r.cfg.eval.backend == PF_BACKEND_CUDA;  /* its speedups are the GPU's */
+    if (r.n_front == 0)
         rc = pf_fail(err, "%s has no frontier variant yet (no valid evaluation)", o->run);
     else if (k == PF_EXPORT_FASTEST && (k = fastest(&r, o->run, err)) < 0)
         rc = -1;
@@ -134,6 +131,7 @@ static int from_program(const pf_export_options *o, pf_export_source *s, pf_erro
         return pf_fail(err, "nothing to export: a run directory or a .pf program");
     if (!(s->prog = pf_load_program(o->program, err)))
         return -1;
+    s->cuda = o->cuda;
     if (set_params(s, o->params, o->n_params, err))
         return -1;
     if (o->schedule) {

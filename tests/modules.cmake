@@ -27,7 +27,7 @@ pf_test_module(search pf_results pf_cluster pf_search pf_perforate pf_codegen pf
 # The report's suites parse its pages with libxml2 (Debian's libxml2-dev).
 pkg_check_modules(LIBXML2 REQUIRED IMPORTED_TARGET libxml-2.0)
 pf_test_module(results pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang
-               PkgConfig::LIBXML2 SPLIT results_real)
+               PkgConfig::LIBXML2 SPLIT results_real results_export_cuda)
 # The search over MPI, end to end: mpirun (the launcher of PF_MPI) runs the perfora binary.
 pf_test_module(cluster pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
 target_compile_definitions(test_cluster PRIVATE PF_PERFORA_EXE="$<TARGET_FILE:perfora>"

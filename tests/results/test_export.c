@@ -176,20 +176,6 @@ static void test_run_of_another_format(void)
     CU_ASSERT(access(out, F_OK) != 0);
 }
 
-/* A run searched on the GPU: its speedups are the GPU's, so no CPU library is made of it. */
-static void test_gpu_run_is_refused(void)
-{
-    const char *dir = pf_test_tmp("export-gpu");
-    rt_copy_tree(synthetic(), dir);
-    rt_set_backend(dir, "cuda");
-    const char *out = pf_test_tmp("export-gpu-out");
-    pf_export_options o = { .run = dir, .variant = 0, .out = out, .no_object = true };
-    pf_export_result res;
-    pf_error err;
-    expect_words(pf_export_write(&o, &res, &err), &err, "was searched on the GPU");
-    CU_ASSERT(access(out, F_OK) != 0);
-}
-
 /* A search holds RUN/run.lock (an exclusive fcntl lock) for its whole life. */
 static void test_run_being_written(void)
 {
@@ -261,7 +247,7 @@ static void test_failed_build_leaves_nothing(void)
 
 PF_TEST_SUITE(results_export, PF_TEST(test_files_of_a_program_export),
               PF_TEST(test_run_export_carries_the_measurements),
-              PF_TEST(test_run_of_another_format), PF_TEST(test_gpu_run_is_refused),
+              PF_TEST(test_run_of_another_format),
               PF_TEST(test_run_being_written),
               PF_TEST(test_foreign_files_in_the_output), PF_TEST(test_missing_files_and_bad_names),
               PF_TEST(test_failed_build_leaves_nothing))

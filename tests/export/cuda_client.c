@@ -1,0 +1,113 @@
+/* A client of an exported CUDA library, compiled against the export by
+ * tests/results/test_export_cuda.c (-DEXPORT_HEADER='"NAME.h"' -DEXPORT_FN=NAME, with the
+ * library's sources, outside perfora's build):
+ *   cuda_client plan W H    the plan the generated host code records for every image of
+ *                           W x H x 3, one line per action (the test compares it with
+ *                           codegen/gpu_host.c's walk); buffers at fake device addresses
+ *   cuda_client ptx FILE    writes the embedded PTX to FILE (for ptxas)
+ *   cuda_client call W H    calls NAME() on W x H x 3 images (a one-input pipeline) and
+ *                           prints its return code, error string and last error */
+#include EXPORT_HEADER
+#include "perfora_cuda_rt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#define PROGRAM CAT(EXPORT_FN, _program)
+
+extern const pf_crt_program PROGRAM;
+
+/* The test's fake device address of buffer id (perfora's side uses the same). */
+static uint64_t fake_address(int id)
+{
+    return (uint64_t)(id + 1) << 20;
+}
+
+static int plan(int w, int h)
+{
+    const pf_crt_program *p = &PROGRAM;
+    int64_t ext[16][PF_CRT_MAX_DIMS];
+    for (int i = 0; i < p->n_inputs + p->n_outputs; i++) {
+        ext[i][0] = w, ext[i][1] = h, ext[i][2] = 3, ext[i][3] = 1;
+    }
+    pf_crt_plan pl;
+    pf_error err;
+    if (pf_crt_plan_make(p, (const int64_t(*)[PF_CRT_MAX_DIMS])ext, &pl, &err)) {
+        printf("error %s\n", err.msg);
+        pf_crt_plan_free(&pl);
+        return 1;
+    }
+    uint64_t *dptr = malloc(sizeof *dptr * (size_t)(p->n_buffers + 1));
+    for (int id = 0; id < p->n_buffers; id++)
+        dptr[id] = fake_address(id);
+    uint64_t slots[512];
+    void *params[512];
+    int rc = 0;
+    for (int i = 0; i < pl.n_acts && rc == 0; i++) {
+        const pf_crt_action *a = &pl.acts[i];
+        if (a->op == PF_CRT_ALLOC) {
+            printf("alloc %d %lld %d\n", a->buf, (long long)a->bytes, a->zero);
+            continue;
+        }
+        if (a->op == PF_CRT_ZERO) {
+            printf("zero %d\n", a->buf);
+            continue;
+        }
+        const pf_crt_kernel *k = &p->kernels[a->kernel];
+        if (k->n_bufs + k->n_vars > 512 ||
+            (rc = pf_crt_params(&pl, a, dptr, slots, params, &err)) != 0) {
+            printf("error %s\n", rc ? err.msg : "too many parameters");
+            rc = 1;
+            break;
+        }
+        printf("launch %s grid %u %u %u block %u %u %u shared %u params", k->name, a->grid[0],
+               a->grid[1], a->grid[2], a->block[0], a->block[1], a->block[2], a->shared);
+        for (int j = 0; j < k->n_bufs + k->n_vars; j++)
+            printf(" %llx", (unsigned long long)slots[j]);
+        printf("\n");
+    }
+    free(dptr);
+    pf_crt_plan_free(&pl);
+    return rc;
+}
+
+static int write_ptx(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(PROGRAM.ptx, f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "%s: cannot write\n", path);
+        return 1;
+    }
+    return 0;
+}
+
+static int call(int w, int h)
+{
+    int64_t ext[3] = { w, h, 3 }, str[3] = { 1, w, (int64_t)w * h };
+    float *in = calloc((size_t)(w * h * 3), sizeof *in), *out = calloc((size_t)(w * h * 3),
+                                                                       sizeof *out);
+    int rc = EXPORT_FN(in, ext, str, out, ext, str, 0);
+    printf("rc %d\nstring %s\nlast %s\n", rc, CAT(EXPORT_FN, _error_string)(rc),
+           CAT(EXPORT_FN, _last_error)());
+    rc = CAT(EXPORT_FN, _device)(0, ext, 0, ext);
+    printf("device-null rc %d\n", rc);
+    CAT(EXPORT_FN, _release)();
+    free(in);
+    free(out);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "plan") == 0)
+        return plan(atoi(argv[2]), atoi(argv[3]));
+    if (argc == 3 && strcmp(argv[1], "ptx") == 0)
+        return write_ptx(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "call") == 0)
+        return call(atoi(argv[2]), atoi(argv[3]));
+    fprintf(stderr, "usage: cuda_client plan W H | ptx FILE | call W H\n");
+    return 2;
+}
