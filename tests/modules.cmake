@@ -38,7 +38,7 @@ set_tests_properties(cluster PROPERTIES LABELS "cluster;mpi")
 # a plain C client linked against them and compared with the JIT's output (export_ref).
 add_executable(export_ref export/export_ref.c)
 target_link_libraries(export_ref PRIVATE pf_run pf_codegen pf_perforate pf_dataset pf_lang)
-foreach(part paper apps)
+foreach(part paper apps cuda)
   add_test(NAME export_build_${part}
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/export/test_export_build.sh $<TARGET_FILE:perfora>
                    $<TARGET_FILE:export_ref> ${PROJECT_SOURCE_DIR}

@@ -6,9 +6,9 @@
  *                           codegen/gpu_host.c's walk); buffers at fake device addresses
  *   cuda_client ptx FILE    writes the embedded PTX to FILE (for ptxas)
  *   cuda_client call W H    calls NAME() on W x H x 3 images (a one-input pipeline) and
- *                           prints its return code, error string and last error */
+ *                           prints its return code, error string and last error
+ * With -DCALL_ONLY only `call` (test_export_build.sh links it against the built libraries). */
 #include EXPORT_HEADER
-#include "perfora_cuda_rt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,10 @@
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
+
+#ifndef CALL_ONLY  /* plan and ptx reach into the library's runtime (a static build) */
+#include "perfora_cuda_rt.h"
+
 #define PROGRAM CAT(EXPORT_FN, _program)
 
 extern const pf_crt_program PROGRAM;
@@ -84,6 +88,8 @@ static int write_ptx(const char *path)
     return 0;
 }
 
+#endif
+
 static int call(int w, int h)
 {
     int64_t ext[3] = { w, h, 3 }, str[3] = { 1, w, (int64_t)w * h };
@@ -102,10 +108,12 @@ static int call(int w, int h)
 
 int main(int argc, char **argv)
 {
+#ifndef CALL_ONLY
     if (argc == 4 && strcmp(argv[1], "plan") == 0)
         return plan(atoi(argv[2]), atoi(argv[3]));
     if (argc == 3 && strcmp(argv[1], "ptx") == 0)
         return write_ptx(argv[2]);
+#endif
     if (argc == 4 && strcmp(argv[1], "call") == 0)
         return call(atoi(argv[2]), atoi(argv[3]));
     fprintf(stderr, "usage: cuda_client plan W H | ptx FILE | call W H\n");

@@ -4,8 +4,10 @@
 # against it, and its output on a test photo must equal the JIT's (export_ref) within 1e-5.
 # Cases: the paper's blur variant (apps/blur_paper.sched; every build, the C source alone too,
 # the error codes, ldd/nm) and one perforated schedule of every app (tests/export/schedules/,
-# a make build at -O1: the object is what runs; see docs/export.md).
-#   test_export_build.sh PERFORA EXPORT_REF SOURCE_DIR WORK_DIR [paper|apps|APP...]
+# a make build at -O1: the object is what runs; see docs/export.md), and a CUDA library of
+# blur (cuda: it builds and links without CUDA; without a driver a call returns the no-device
+# error; its plans and PTX are checked by tests/results/test_export_cuda.c).
+#   test_export_build.sh PERFORA EXPORT_REF SOURCE_DIR WORK_DIR [paper|apps|cuda|APP...]
 # (default: paper and apps; CTest runs the two as separate tests, side by side)
 set -euo pipefail
 perfora=$1 ref=$2 src=$3 work=$4
@@ -99,6 +101,43 @@ app_case() {
   compare "$dir" "$(client "$dir" "$name" "$dir/mk/lib$name.so")" 1 --no-errors --want-object
 }
 
+# The CUDA library of blur: CMake (static, shared) and make builds, installed and linked by what
+# pkg-config says; no link-time dependency on CUDA; a call on a machine without a CUDA driver
+# gives the no-device error with the driver's words (with a GPU: it runs, rc 0).
+cuda_case() {
+  local name=ex_blur_cuda dir=$work/ex_blur_cuda lib line flags
+  echo "== $name: apps/blur.pf --target cuda"
+  mkdir -p "$dir"
+  "$perfora" export "$src/apps/blur.pf" --target cuda --out "$dir/lib" --name $name --quiet \
+    >/dev/null
+  cmake -S "$dir/lib" -B "$dir/cm-static" >/dev/null
+  cmake --build "$dir/cm-static" >/dev/null
+  cmake -S "$dir/lib" -B "$dir/cm-shared" -DBUILD_SHARED_LIBS=ON >/dev/null
+  cmake --build "$dir/cm-shared" >/dev/null
+  make -s -C "$dir/lib" BUILD="$dir/mk" PREFIX="$dir/prefix" install >/dev/null
+  if ldd "$dir/cm-shared/lib$name.so" | grep -Ei 'cuda|llvm|z3'; then
+    fail "lib$name.so links the above"
+  fi
+  flags=$(PKG_CONFIG_PATH=$dir/prefix/lib/pkgconfig pkg-config --cflags --libs --static $name)
+  for lib in "$dir/cm-static/lib$name.a" "$dir/cm-shared/lib$name.so" pkg-config; do
+    local bin=$dir/client-$(basename "$(dirname "$lib")")-$(basename "$lib")
+    if [[ $lib == pkg-config ]]; then
+      # shellcheck disable=SC2086
+      "$cc" -std=c11 -O2 -DCALL_ONLY "-DEXPORT_HEADER=\"$name.h\"" "-DEXPORT_FN=$name" \
+        -o "$bin" "$src/tests/export/cuda_client.c" $flags -Wl,-rpath,"$dir/prefix/lib"
+    else
+      "$cc" -std=c11 -O2 -DCALL_ONLY -I"$dir/lib" "-DEXPORT_HEADER=\"$name.h\"" \
+        "-DEXPORT_FN=$name" -o "$bin" "$src/tests/export/cuda_client.c" "$lib" \
+        -Wl,-rpath,"$(dirname "$lib")" -ldl -pthread -lm
+    fi
+    line=$("$bin" call 64 48 | tr '\n' ' ')
+    echo "  $(basename "$bin"): $line"
+    [[ $line == "rc 0 "* || $line == "rc 5 string no CUDA driver or no CUDA device"* ]] ||
+      fail "$bin: $line"
+    [[ $line == *"device-null rc 1 "* ]] || fail "$bin: a NULL device address was not refused"
+  done
+}
+
 cases=()
 for c in "${@:-paper apps}"; do
   for w in $c; do
@@ -110,6 +149,6 @@ for c in "${@:-paper apps}"; do
   done
 done
 for c in "${cases[@]}"; do
-  if [[ $c == paper ]]; then paper_case; else app_case "$c"; fi
+  if [[ $c == paper ]]; then paper_case; elif [[ $c == cuda ]]; then cuda_case; else app_case "$c"; fi
 done
 echo "PASS: ${#cases[@]} exports"
