@@ -1,6 +1,7 @@
 /* perfora export of GPU variants, without a GPU (docs/export.md, "CUDA libraries"): a run
  * searched with --target cuda exports as a CUDA library; for every app (its default GPU
- * schedule, and the paper's blur variant) the generated library compiles with -Wall -Wextra
+ * schedule, the paper's blur variant, and the perforated variants of tests/export/schedules/)
+ * the generated library compiles with -Wall -Wextra
  * -Werror and links, its embedded PTX assembles with ptxas for sm_90 (SKIP where ptxas is
  * absent), the plan its host code records equals codegen/gpu_host.c's walk (every launch's
  * grid, block, shared memory and parameter block, every allocation and zeroing) at 97x61 and
@@ -17,6 +18,7 @@
 #include "tests/harness/harness.h"
 #include "tests/results/report_test_util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,7 +209,7 @@ static void compare_plans(const char *app, const char *label, const char *schedu
         CU_ASSERT(want && strcmp(want, got) == 0);
         CU_ASSERT(launches > 0 && !strstr(got, "error"));
         if (i == 1)
-            printf("\n    %-16s %2d launches at 2048x1536: the export's host code makes "
+            printf("\n    %-30s %2d launches at 2048x1536: the export's host code makes "
                    "gpu_host.c's", label, launches);
         free(want);
         free(got);
@@ -234,6 +236,8 @@ static void export_and_check(const char *app, const char *schedule, const char *
 {
     char name[128];
     snprintf(name, sizeof name, "export-cuda-%s", label);
+    for (char *c = name; *c; c++)  /* one directory per case */
+        *c = isalnum((unsigned char)*c) || *c == '-' ? *c : '_';
     const char *dir = pf_test_tmp(name);
     pf_error err;
     char fn[64];
@@ -243,6 +247,17 @@ static void export_and_check(const char *app, const char *schedule, const char *
         printf("\n    SKIP %s: %s", label, err.msg);
         return;
     }
+    char *walk = walk_of(app, schedule, 97, 61);
+    const char *refused = walk ? strstr(walk, "error ") : NULL;
+    if (refused) {  /* what the CUDA backend cannot run, the export refuses: the same call */
+        const char *call = strstr(refused, "the runtime call ");
+        printf("\n    %-30s refused, as by the CUDA backend: %s", label, err.msg);
+        CU_ASSERT(rc != 0 && call && strncmp(strstr(err.msg, "the runtime call "), call,
+                                             strcspn(call, "(")) == 0);
+        free(walk);
+        return;
+    }
+    free(walk);
     if (rc)
         printf("\n    %s: %s", label, err.msg);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -251,11 +266,24 @@ static void export_and_check(const char *app, const char *schedule, const char *
     check_ptx(label, dir);
 }
 
+/* Every app's default GPU schedule, and the paper's blur variant (GPU fills). */
 static void test_every_app(void)
 {
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
         export_and_check(apps[a], NULL, apps[a]);
     export_and_check("blur", APPS "/blur_paper.sched", "blur_paper");
+}
+
+/* The perforated variant of every app the CPU export tests (tests/export/schedules/) under
+ * the GPU target: the same plans as gpu_host.c, or refused for the same runtime call. */
+static void test_perforated_variants(void)
+{
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
+        char sched[512], label[64];
+        snprintf(sched, sizeof sched, PF_SOURCE_DIR "/tests/export/schedules/%s.sched", apps[a]);
+        snprintf(label, sizeof label, "%s (perforated)", apps[a]);
+        export_and_check(apps[a], sched, label);
+    }
 }
 
 /* Without a driver: the no-device error and the driver's words, never a crash; a NULL device
@@ -316,4 +344,5 @@ static void test_gpu_run_exports_cuda(void)
 }
 
 PF_TEST_SUITE(results_export_cuda, PF_TEST(test_gpu_run_exports_cuda),
-              PF_TEST(test_call_without_a_driver), PF_TEST(test_every_app))
+              PF_TEST(test_call_without_a_driver), PF_TEST(test_every_app),
+              PF_TEST(test_perforated_variants))
