@@ -62,13 +62,43 @@ static bool host_expr(const ir_expr *e)
     return ok;
 }
 
+/* The first variable of e the host has no value for (neither declared by the host code nor
+ * one of the n block variables geo), or NULL. */
+static const ir_var *unknown_var(const hgen *g, const ir_expr *e, const ir_var **geo, int n)
+{
+    if (!e)
+        return NULL;
+    if (e->kind == IR_VARREF && !g->known[e->var->id]) {
+        bool block = false;
+        for (int k = 0; k < n; k++)
+            block = block || geo[k] == e->var;
+        if (!block)
+            return e->var;
+    }
+    const ir_var *v = unknown_var(g, e->a, geo, n);
+    v = v ? v : unknown_var(g, e->b, geo, n);
+    v = v ? v : unknown_var(g, e->c, geo, n);
+    for (int i = 0; !v && i < e->n_args; i++)
+        v = unknown_var(g, e->args[i], geo, n);
+    return v;
+}
+
+/* e as C into out, when the host can compute it (gpu_host.c refuses the same). */
+static void host_value(hgen *g, const ir_expr *e, const ir_var **geo, int n, pf_strbuf *out)
+{
+    const ir_var *v = unknown_var(g, e, geo, n);
+    if (!host_expr(e))
+        refuse(g, "CUDA export: %s", "a read of an image in a scalar the host computes");
+    else if (v)
+        refuse(g, "CUDA export: %s has no value on the host (a kernel's grid or shared memory "
+               "depends on a value a kernel computes)", v->name);
+    else
+        pf_cgen_expr(e, out);
+}
+
 static void expr(hgen *g, const ir_expr *e)
 {
-    if (!host_expr(e)) {
-        refuse(g, "CUDA export: %s", "a read of an image in a scalar the host computes");
-        return;
-    }
-    pf_cgen_expr(e, g->out);
+    host_value(g, e, NULL, 0, g->out);
 }
 
 static bool uses_var(const ir_expr *e, const ir_var *v)
@@ -129,10 +159,7 @@ static void shared_need(hgen *g, const ir_stmt *s, pf_strbuf *out, const ir_var 
             pf_sb_puts(out, "(INT64_C(1)");
             for (int d = 0; d < s->buf->ndims; d++) {
                 pf_sb_puts(out, " * (int64_t)(");
-                if (!host_expr(s->window[2 * d + 1]))
-                    refuse(g, "CUDA export: %s", "a shared window's size reads an image");
-                else
-                    pf_cgen_expr(s->window[2 * d + 1], out);
+                host_value(g, s->window[2 * d + 1], geo, n, out);
                 pf_sb_putc(out, ')');
             }
             pf_sb_init(&a);

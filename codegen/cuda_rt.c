@@ -67,13 +67,13 @@ static int rt_plan_for(pf_crt_state *s, const int64_t (*ext)[PF_CRT_MAX_DIMS], p
     pf_crt_plan_free(&s->plan);
     s->planned = false;
     int rc = pf_crt_plan_make(s->prog, ext, &s->plan, err);
+    for (int id = 0; rc == 0 && id < s->prog->n_buffers; id++)
+        if (s->plan.most[id] > 0)
+            rc = rt_ensure(s, id, (size_t)s->plan.most[id], err);
     if (rc)
         return rc;
     memcpy(s->plan_ext, ext, bytes);
-    s->planned = true;
-    for (int id = 0; id < s->prog->n_buffers; id++)
-        if (s->plan.most[id] > 0 && rt_ensure(s, id, (size_t)s->plan.most[id], err))
-            return PF_CRT_MEMORY;
+    s->planned = true;  /* with its device memory */
     return 0;
 }
 
@@ -97,7 +97,7 @@ static int rt_replay_action(pf_crt_state *s, const pf_crt_action *a, const uint6
 /* The plan's actions between the two events; a failure that leaves the context unusable (a
  * kernel's fault) marks the library lost. */
 static int rt_replay(pf_crt_state *s, const uint64_t *dptr, const int64_t *arg_bytes,
-                  pf_error *err)
+                     pf_crt_times *t, pf_error *err)
 {
     const pf_crt_program *p = s->prog;
     int most = 1;
@@ -113,16 +113,15 @@ static int rt_replay(pf_crt_state *s, const uint64_t *dptr, const int64_t *arg_b
     }
     for (int i = 0; i < p->n_inputs + p->n_outputs; i++)
         used[p->arg_bufs[i]] = arg_bytes[i];
-    s->times.launches = 0;
     int rc = pf_cuda_event_record(s->cuda, s->ev[0], err);
     for (int i = 0; rc == 0 && i < s->plan.n_acts; i++) {
         rc = rt_replay_action(s, &s->plan.acts[i], dptr, used, slots, params, err);
-        s->times.launches += rc == 0 && s->plan.acts[i].op == PF_CRT_LAUNCH;
+        t->launches += rc == 0 && s->plan.acts[i].op == PF_CRT_LAUNCH;
     }
     if (rc == 0)
         rc = pf_cuda_event_record(s->cuda, s->ev[1], err);
     if (rc == 0)
-        rc = pf_cuda_event_ms(s->cuda, s->ev[0], s->ev[1], &s->times.kernel_ms, err);
+        rc = pf_cuda_event_ms(s->cuda, s->ev[0], s->ev[1], &t->kernel_ms, err);
     free(used), free(slots), free(params);
     if (rc && pf_cuda_synchronize(s->cuda, NULL)) {
         s->lost = true;
@@ -183,25 +182,29 @@ static int rt_run_locked(pf_crt_state *s, const pf_buffer *args, const uint64_t 
     uint64_t *dptr = calloc((size_t)p->n_buffers + 1, sizeof *dptr);
     if (!dptr)
         return PF_CRT_MEMORY;
-    memcpy(dptr, s->own, sizeof *dptr * (size_t)p->n_buffers);
-    s->times = (pf_crt_times){ 0 };
+    memcpy(dptr, s->own, sizeof *dptr * (size_t)p->n_buffers);  /* the internal images */
+    pf_crt_times t = { 0 };
     double t0 = rt_now_ms();
-    for (int i = 0; rc == 0 && i < n; i++) {
+    for (int i = 0; rc == 0 && i < n; i++) {  /* the arguments: the caller's, or copies */
         int id = p->arg_bufs[i];
-        if (user_dptr)
+        if (user_dptr) {
             dptr[id] = user_dptr[i];
-        else if ((rc = rt_ensure(s, id, (size_t)arg_bytes[i], err)) == 0 && i < p->n_inputs)
-            rc = rt_transfer(s, &args[i], dptr[id] = s->own[id], true, err);
-        else
-            dptr[id] = s->own[id];
+            continue;
+        }
+        rc = rt_ensure(s, id, (size_t)arg_bytes[i], err);
+        dptr[id] = s->own[id];
+        if (rc == 0 && i < p->n_inputs)
+            rc = rt_transfer(s, &args[i], dptr[id], true, err);
     }
-    s->times.upload_ms = user_dptr ? 0 : rt_now_ms() - t0;
+    t.upload_ms = user_dptr ? 0 : rt_now_ms() - t0;
     if (rc == 0)
-        rc = rt_replay(s, dptr, arg_bytes, err);
+        rc = rt_replay(s, dptr, arg_bytes, &t, err);
     t0 = rt_now_ms();
     for (int i = p->n_inputs; rc == 0 && !user_dptr && i < n; i++)
         rc = rt_transfer(s, &args[i], dptr[p->arg_bufs[i]], false, err);
-    s->times.download_ms = user_dptr ? 0 : rt_now_ms() - t0;
+    t.download_ms = user_dptr ? 0 : rt_now_ms() - t0;
+    if (rc == 0)
+        s->times = t;
     free(dptr);
     return rc;
 }

@@ -173,12 +173,12 @@ void pf_export_readme(const pf_export_source *s, const pf_export_target *t, pf_s
     pf_sb_printf(out, "The arguments follow the pipeline's images in order (see `%s.h` for "
                  "their extents). Strides are in floats; stride[0] must be 1.\n\n"
                  "## Limits\n\n- The parameters are compiled in; export again for other "
-                 "values.\n- The thread count sets one pool for the whole library: concurrent "
-                 "callers should pass the same value.\n- The static library carries perfora's "
-                 "runtime under its own names (`pf_rt_*`, `pf_srt_*`): link two libraries "
-                 "exported by different perfora versions into one program as shared "
-                 "libraries (which keep the runtime hidden).\n", n);
-    if (t->cuda)
-        pf_sb_puts(out, "- On the GPU, calls from several threads take turns (one lock); the "
-                   "threads argument is unused. The library uses device 0.\n");
+                 "values.\n%s- The static library carries perfora's runtime under its own "
+                 "names (%s): link two libraries exported by different perfora versions into "
+                 "one program as shared libraries (which keep the runtime hidden).\n", n,
+                 t->cuda ? "- On the GPU, calls from several threads take turns (one lock); "
+                           "the threads argument is unused. The library uses device 0.\n"
+                         : "- The thread count sets one pool for the whole library: concurrent "
+                           "callers should pass the same value.\n",
+                 t->cuda ? "`pf_crt_*`, `pf_cuda_*`, `pf_fail*`" : "`pf_rt_*`, `pf_srt_*`");
 }
