@@ -28,6 +28,14 @@ pf_test_module(search pf_results pf_cluster pf_search pf_perforate pf_codegen pf
 pkg_check_modules(LIBXML2 REQUIRED IMPORTED_TARGET libxml-2.0)
 pf_test_module(results pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang
                PkgConfig::LIBXML2 SPLIT results_real results_export_cuda)
+# A stand-in CUDA driver (tests/export/fake_cuda.c) that the exported CUDA libraries of
+# results_export_cuda load instead of libcuda.so.1; built without sanitizers, as the clients
+# that load it are.
+add_library(fake_cuda SHARED export/fake_cuda.c)
+target_compile_options(fake_cuda PRIVATE -fno-sanitize=all)
+target_link_options(fake_cuda PRIVATE -fno-sanitize=all)
+target_compile_definitions(test_results PRIVATE PF_FAKE_CUDA="$<TARGET_FILE:fake_cuda>")
+add_dependencies(test_results fake_cuda)
 # The search over MPI, end to end: mpirun (the launcher of PF_MPI) runs the perfora binary.
 pf_test_module(cluster pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
 target_compile_definitions(test_cluster PRIVATE PF_PERFORA_EXE="$<TARGET_FILE:perfora>"

@@ -5,8 +5,11 @@
  * -Werror and links, its embedded PTX assembles with ptxas for sm_90 (SKIP where ptxas is
  * absent), the plan its host code records equals codegen/gpu_host.c's walk (every launch's
  * grid, block, shared memory and parameter block, every allocation and zeroing) at 97x61 and
- * 2048x1536, and a call without a CUDA driver returns the no-device error with the driver's
- * message. The client: tests/export/cuda_client.c. */
+ * 2048x1536, the runtime makes those calls on a stand-in driver (tests/export/fake_cuda.c,
+ * which runs no kernel: the transfers, memory kept and released, a fault), and a call without
+ * a CUDA driver returns the no-device error with the driver's message. The client:
+ * tests/export/cuda_client.c. */
+#define _GNU_SOURCE  /* memmem */
 #include "base/arena.h"
 #include "base/fileio.h"
 #include "codegen/compile.h"
@@ -232,6 +235,79 @@ static void check_ptx(const char *app, const char *dir)
     CU_ASSERT_EQUAL(rc, 0);
 }
 
+/* Lines of text starting with one of the two prefixes, in order. */
+static char *lines_with(const char *text, const char *a, const char *b)
+{
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (strncmp(p, a, strlen(a)) == 0 || strncmp(p, b, strlen(b)) == 0)
+            pf_sb_printf(&sb, "%.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    return pf_sb_take(&sb);
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+/* The runtime's device path on tests/export/fake_cuda.c, a stand-in driver that runs no kernel
+ * and logs every call: three calls (the second replays the plan, the third follows a
+ * release) make the plan's zeroing and launches, parameters and all; memory is allocated once
+ * and freed by the release; the input goes up packed, the outputs come back into their
+ * strided rows. Then a kernel's fault: every call fails, the context lost. */
+static void check_device_path(const char *label, const char *dir)
+{
+    char env[1024], *log_path = rt_path(dir, "device.log");
+    unlink(log_path);
+    snprintf(env, sizeof env, "PF_CUDA_DRIVER='%s' FAKE_CUDA_LOG='%s'", PF_FAKE_CUDA, log_path);
+    char *out = run_client(dir, env, "run 97 61"), *ops = run_client(dir, "", "device-plan 97 61");
+    char *log = rt_read(dir, "device.log"), *calls = log ? lines_with(log, "zero ", "launch ")
+                                                          : NULL;
+    pf_strbuf want;
+    pf_sb_init(&want);
+    for (int i = 0; i < 3; i++)
+        pf_sb_puts(&want, ops);
+    bool same = calls && strcmp(calls, pf_sb_str(&want)) == 0;
+    if (!same)
+        printf("\n    %s on the fake driver:\n%s    the plan, three times:\n%s", label,
+               calls ? calls : "(no log)", pf_sb_str(&want));
+    CU_ASSERT(same);
+    char line[128];
+    snprintf(line, sizeof line, "call 1 rc 0 launches %d kernel_ms 0.25\n", count(ops, "launch "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, line));
+    CU_ASSERT_EQUAL(count(out, "rc 0 "), 3);
+    CU_ASSERT_EQUAL(count(out, "padding kept 1 layout 1\n"), 3);
+    /* the input uploaded packed (its sum), memory allocated by the first call only, all freed */
+    const char *sum = strstr(out, "input sum ");
+    snprintf(line, sizeof line, ", sum %.*s", sum ? (int)strcspn(sum + 10, "\n") : 0,
+             sum ? sum + 10 : "");
+    CU_ASSERT(log && count(log, line) == 3);
+    const char *second = log ? strstr(strstr(log, "download") ? strstr(log, "download") : log,
+                                      "upload") : NULL;
+    const char *unload = second ? strstr(second, "module unloaded") : NULL;
+    CU_ASSERT(second && unload && !memmem(second, (size_t)(unload - second), "alloc", 5));
+    CU_ASSERT(log && count(log, "free (0 live)") == 2);
+    free(out), free(log), free(calls);
+    pf_sb_free(&want);
+    /* a fault in the first launch: that call and the later ones fail, saying why */
+    snprintf(env, sizeof env, "PF_CUDA_DRIVER='%s' FAKE_CUDA_FAULT=1 FAKE_CUDA_LOG=/dev/null",
+             PF_FAKE_CUDA);
+    out = run_client(dir, env, "run 97 61");
+    CU_ASSERT_EQUAL(count(out, "rc 6 "), 3);
+    CU_ASSERT_EQUAL(count(out, "illegal memory access was encountered (fake) (error 700) (the "
+                               "CUDA context is lost)"), 3);
+    if (same)
+        printf(", its runtime's calls on a stand-in driver are the plan's");
+    free(out), free(ops), free(log_path);
+}
+
 static void export_and_check(const char *app, const char *schedule, const char *label)
 {
     char name[128];
@@ -264,6 +340,7 @@ static void export_and_check(const char *app, const char *schedule, const char *
     CU_ASSERT_EQUAL_FATAL(build_client(dir, fn), 0);
     compare_plans(app, label, schedule, dir);
     check_ptx(label, dir);
+    check_device_path(label, dir);
 }
 
 /* Every app's default GPU schedule, and the paper's blur variant (GPU fills). */
