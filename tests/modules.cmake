@@ -36,6 +36,10 @@ target_compile_options(fake_cuda PRIVATE -fno-sanitize=all)
 target_link_options(fake_cuda PRIVATE -fno-sanitize=all)
 target_compile_definitions(test_results PRIVATE PF_FAKE_CUDA="$<TARGET_FILE:fake_cuda>")
 add_dependencies(test_results fake_cuda)
+if(PF_SANITIZE)  # the exported libraries' clients too
+  target_compile_definitions(test_results PRIVATE
+    PF_CLIENT_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined")
+endif()
 # The search over MPI, end to end: mpirun (the launcher of PF_MPI) runs the perfora binary.
 pf_test_module(cluster pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
 target_compile_definitions(test_cluster PRIVATE PF_PERFORA_EXE="$<TARGET_FILE:perfora>"

@@ -154,15 +154,20 @@ static int export_cuda(const char *app, const char *schedule, const char *out, c
     return rc;
 }
 
-/* Compiles the library's three files and the client with -Wall -Wextra -Werror. */
+#ifndef PF_CLIENT_CFLAGS
+#define PF_CLIENT_CFLAGS ""
+#endif
+
+/* Compiles the library's three files and the client with -Wall -Wextra -Werror (and, in a
+ * sanitizer build, ASan and UBSan). */
 static int build_client(const char *dir, const char *name)
 {
     const char *cc = getenv("CC") ? getenv("CC") : "cc";
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "cd '%s' && %s -std=c11 -Wall -Wextra -Werror -O1 "
-             "-ffp-contract=off -I. '-DEXPORT_HEADER=\"%s.h\"' -DEXPORT_FN=%s -o client "
+             "-ffp-contract=off %s -I. '-DEXPORT_HEADER=\"%s.h\"' -DEXPORT_FN=%s -o client "
              "%s/tests/export/cuda_client.c %s.c %s_host.c perfora_cuda_rt.c -ldl -pthread -lm",
-             dir, cc, name, name, PF_SOURCE_DIR, name, name);
+             dir, cc, PF_CLIENT_CFLAGS, name, name, PF_SOURCE_DIR, name, name);
     int rc = system(cmd);
     if (rc != 0)
         printf("\n    FAILED: %s", cmd);
