@@ -234,21 +234,6 @@ static int block_loops(const ir_stmt *s, const ir_stmt **loops)
     return n;
 }
 
-static void block_threads(const ir_stmt *s, unsigned *block)
-{
-    if (!s)
-        return;
-    if (s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_GPU_THREAD &&
-        (unsigned)s->width > block[s->gpu_dim])
-        block[s->gpu_dim] = (unsigned)s->width;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        block_threads(s->body[i], block);
-    if (s->kind != IR_S_BLOCK) {
-        block_threads(s->then_s, block);
-        block_threads(s->else_s, block);
-    }
-}
-
 /* The kernel's host values into its slots p[0 ...], in its parameter order. */
 static void fill_slots(hgen *g, const pf_gpu_kernel *k)
 {
@@ -347,7 +332,7 @@ static void launch(hgen *g, const ir_stmt *s)
         return;
     }
     if (n > 0) {
-        block_threads(s, block);
+        pf_gpu_block_threads(s, block);
         grid_counts(g, loops, n, id);
         line(g, "if (pf_go%d) {\n", id);
         g->indent++;

@@ -292,6 +292,11 @@ static int launch(host *h, const ir_stmt *s)
     return h->ops->launch(h->ops->ctx, &l, h->err) ? (h->failed = true, -1) : 0;
 }
 
+void pf_gpu_block_threads(const ir_stmt *s, unsigned block[3])
+{
+    block_threads(s, block);
+}
+
 /* ---- the host's statements ---- */
 
 bool pf_gpu_has_block_loop(const ir_stmt *s)

@@ -41,6 +41,11 @@ typedef struct pf_gpu_host_ops {
  * GPU loops is a kernel of one thread). gpu_ptx.c numbers kernels by the same walk. */
 bool pf_gpu_has_block_loop(const ir_stmt *s);
 
+/* The block of a kernel whose statement is s: along each dimension, the most threads of its
+ * thread loops (each entry raised from its value, 1 to start). For cgen_cuda.c, which writes
+ * this walk as C. */
+void pf_gpu_block_threads(const ir_stmt *s, unsigned block[3]);
+
 /* Runs f's host side: extents[i][d] is argument i's extent along d (the bound buffers'; a row
  * for every argument, inputs then outputs).
  * Returns 0, or -1 with err (a runtime call the host cannot run yet, a grid that depends on
