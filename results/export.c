@@ -33,7 +33,7 @@ static int check_name(const char *name, pf_error *err)
 }
 
 int pf_export_write_text(const char *dir, const char *name, const char *suffix,
-                      const pf_strbuf *sb, pf_error *err)
+                         const pf_strbuf *sb, pf_error *err)
 {
     char file[512];
     snprintf(file, sizeof file, "%s%s", name, suffix);

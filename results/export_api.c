@@ -209,7 +209,8 @@ int pf_export_checks(const pf_export_source *s, const pf_export_target *t, pf_st
     return rc;
 }
 
-/* The call's checks and its images as views: rc and b[] (each argument) in NAME.c. */
+/* The start of the function's body in NAME.c: the checks (returning their code), then
+ * `pf_buffer b[]`, the arguments as views. */
 void pf_export_views(const pf_export_source *s, pf_strbuf *c)
 {
     const pf_program *p = s->prog;
@@ -280,12 +281,14 @@ void pf_export_error_strings(const pf_export_target *t, pf_strbuf *c)
 int pf_export_api(const pf_export_source *s, const pf_export_target *t, pf_strbuf *h,
                   pf_strbuf *c, pf_error *err)
 {
-    if (t->cuda && pf_export_cuda_source(s, t, c, err) != 0)
-        return -1;
-    if (!t->cuda && write_source(s, t, c, err) != 0)
-        return -1;
-    if (!t->cuda)
+    if (t->cuda) {
+        if (pf_export_cuda_source(s, t, c, err) != 0)
+            return -1;
+    } else {
+        if (write_source(s, t, c, err) != 0)
+            return -1;
         write_entry(s, t, c);
+    }
     pf_export_header(s, t, h);
     return 0;
 }
