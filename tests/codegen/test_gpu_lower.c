@@ -12,6 +12,7 @@
 #include "codegen/ir.h"
 #include "perforate/exec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,117 @@ static void test_gpu_fill(void)
     }
 }
 
+/* ---- scatter stages on the GPU: atomic adds (docs/gpu.md §5) ---- */
+
+/* A histogram: every pixel adds to a cell of a few rows and columns (many adders a cell);
+ * op is the write's operator, extra one more statement. */
+static pf_program *histogram(const char *op, const char *extra)
+{
+    char src[1024];
+    snprintf(src, sizeof src,
+             "pipeline p(image in[W, H, 1]) -> (image out[8, 5, 2]) {\n"
+             "    image hist[8, 5, 2] boundary constant(0.0);\n"
+             "    for each (x, y) of in as splat {\n"
+             "        int k = int(in[x, y, 0] * 7.99);\n"
+             "        hist[k, y %% 5, 0] %s 1.0;\n"
+             "        hist[k, y / 16, 1] %s float(x %% 7) * 0.25;\n"
+             "        %s\n"
+             "    }\n"
+             "    for each (x, y, c) of out as copy\n"
+             "        out[x, y, c] = hist[x, y, c];\n"
+             "}\n", op, op, extra);
+    pf_error err;
+    pf_program *prog = pf_compile_string("hist.pf", src, &err);
+    if (!prog)
+        fprintf(stderr, "\n    %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    return prog;
+}
+
+/* The histogram's cells are sums of small multiples of 1/4, exact in any order: the GPU
+ * lowering (tiles of pixels, a pixel a thread, atomic adds) must give the interpreter's result
+ * exactly; any add lost, doubled or put in the wrong cell shows. */
+static void test_gpu_scatter_exact(void)
+{
+    static const char *const schedules[] = { "", "splat exec tile 16 4 gpu\n",
+                                             "splat exec tile 32 8 gpu 16 2\n",
+                                             "splat step 2\nsplat exec tile 8 8 gpu\n" };
+    const char *ops[] = { "+=", "-=" };
+    pf_image *in = cg_synthetic(61, 83, 1, 31u);
+    for (size_t o = 0; o < 2; o++) {
+        pf_program *prog = histogram(ops[o], "");
+        pf_param_values params;
+        pf_params_init(&params, prog);
+        for (size_t i = 0; i < sizeof schedules / sizeof *schedules; i++) {
+            pf_plan *plan = gpu_plan(prog, schedules[i]);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+            char *ir = plan_ir(prog, &params, plan);
+            CU_ASSERT_PTR_NOT_NULL(strstr(ir, "{scatter}{atomic}"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu thread for"));
+            free(ir);
+            double d = jit_vs_interp(prog, &params, plan, in);
+            printf("\n    histogram %s, %-30.*s max|diff| %.2g", ops[o],
+                   (int)strcspn(schedules[i], "\n"), schedules[i], d);
+            CU_ASSERT_EQUAL(d, 0.0);
+            pf_plan_free(plan);
+        }
+        pf_params_free(&params);
+        pf_program_free(prog);
+    }
+    pf_image_free(in);
+}
+
+/* A scatter stage whose result depends on the order stays serial: 'gpu' is refused with the
+ * reason (a write that is not an add; a read of the image it writes). */
+static void test_gpu_scatter_refused(void)
+{
+    static const struct { const char *op, *extra, *want; } cases[] = {
+        { "=", "", "is not '+=' or '-='" },
+        { "+=", "hist[0, 0, 0] *= 0.5;", "is not '+=' or '-='" },
+        { "+=", "hist[k, 0, 1] += hist[0, 0, 0];", "reads 'hist', which it writes" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_program *prog = histogram(cases[i].op, cases[i].extra);
+        pf_error err;
+        pf_plan *plan = pf_plan_parse(prog, "splat exec tile 32 8 gpu\n", "<t>", &gpu_target,
+                                      &err);
+        CU_ASSERT_PTR_NULL(plan);
+        pf_plan_free(plan);
+        if (!strstr(err.msg, cases[i].want))
+            printf("\n    unexpected message: %s", err.msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].want));
+        /* the default GPU schedule leaves it serial: a kernel of one thread, same result */
+        plan = gpu_plan(prog, "");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        CU_ASSERT_FALSE(plan->stages[0].exec.gpu);
+        pf_plan_free(plan);
+        pf_program_free(prog);
+    }
+}
+
+/* The bilateral grid at 256x192 (ss = 4: up to 16 pixels a grid cell, so the tiles' order of
+ * the splat's adds differs from the rows' order): the bound of docs/gpu.md §5,
+ * 2 gamma_(n-1) (1 + 2.03211 * 0.436) with n = 16, gamma_k = k u / (1 - k u), u = 2^-24. */
+static void test_gpu_splat_order(void)
+{
+    pf_program *prog = cg_load_app("bilateral_grid");
+    pf_param_values params;
+    pf_params_init(&params, prog);
+    pf_plan *plan = gpu_plan(prog, "");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    CU_ASSERT_TRUE(plan->stages[1].exec.gpu);  /* populate_b_grid_loop */
+    double u = ldexp(1.0, -24), g = 15 * u / (1 - 15 * u), bound = 2 * g * (1 + 2.03211 * 0.436);
+    pf_image *in = cg_synthetic(256, 192, 3, 41u);
+    double d = jit_vs_interp(prog, &params, plan, in);
+    printf("\n    bilateral_grid 256x192 default GPU schedule max|diff| %.2g (bound %.2g)", d,
+           bound);
+    CU_ASSERT(d <= bound);
+    pf_image_free(in);
+    pf_plan_free(plan);
+    pf_params_free(&params);
+    pf_program_free(prog);
+}
+
 /* ---- random perforation + random GPU genes ---- */
 
 static int pick(unsigned *seed, int n)
@@ -214,11 +326,12 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
     static const int tx[] = { 8, 16, 32, 64 }, ty[] = { 1, 4, 8, 16 };
     const pf_stage *st = prog->stages[i];
     int c = pf_exec_sole_consumer(prog, i);
-    if (c >= 0 && gpu[c] && pick(seed, 2)) {
+    if (c >= 0 && gpu[c] && !st->serial && !prog->stages[c]->serial && pick(seed, 2)) {
         pf_sb_printf(out, "%s exec at %s\n", st->name, prog->stages[c]->name);
         return;
     }
-    if (st->serial || st->n_vars < 2 || pick(seed, 4) == 0)
+    if ((st->serial && !pf_stage_accumulates(st, NULL, 0)) || st->n_vars < 2 ||
+        pick(seed, 4) == 0)
         return;
     gpu[i] = true;
     int x = tx[pick(seed, 4)], y = ty[pick(seed, 4)];
@@ -417,4 +530,6 @@ PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
               PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_random_gpu_schedules))
 
 PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules), PF_TEST(test_default_gpu_schedule),
-              PF_TEST(test_gpu_fill), PF_TEST(test_random_gpu_schedules))
+              PF_TEST(test_gpu_fill), PF_TEST(test_gpu_scatter_exact),
+              PF_TEST(test_gpu_scatter_refused), PF_TEST(test_gpu_splat_order),
+              PF_TEST(test_random_gpu_schedules))
