@@ -8,6 +8,7 @@
 #include "tests/harness/harness.h"
 
 #include "codegen/cuda_driver.h"
+#include "codegen/gpu_host.h"
 #include "codegen/compile.h"
 #include "codegen/ir.h"
 #include "perforate/exec.h"
@@ -37,7 +38,7 @@ static bool host_call(const ir_stmt *s)
     if (!s)
         return false;
     if (s->kind == IR_S_RTCALL)
-        return s->rt != IR_RT_ZERO_BUFFER;
+        return s->rt != IR_RT_ZERO_BUFFER && !pf_gpu_rtcall_on_host(s);
     for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
         if (host_call(s->body[i]))
             return true;
@@ -303,6 +304,17 @@ static void random_approx(const pf_program *prog, int loop, unsigned *seed, pf_s
             pf_sb_printf(out, "%s random 0.6\n", name);
         return;
     }
+    const char *recon = info.kind == PF_PERFORABLE_SERIAL_STAGE ? ""
+                        : pick(seed, 2) ? " reconstruct store nearest"
+                                        : " reconstruct store gaussian-sv 0.8";
+    if (r == 3 && (info.genes & (1u << PF_GENE_ADAPTIVE))) {  /* masks: docs/gpu.md §5 */
+        pf_sb_printf(out, "%s adaptive %d 0.4%s\n", name, 2 + 2 * pick(seed, 2), recon);
+        return;
+    }
+    if (r == 4 && (info.genes & (1u << PF_GENE_IMPORTANCE))) {
+        pf_sb_printf(out, "%s importance 0.5 0.1%s\n", name, recon);
+        return;
+    }
     if (r >= 3 || !(info.genes & (1u << PF_GENE_GRID)))
         return;
     pf_sb_printf(out, "%s grid", name);
@@ -344,7 +356,7 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
 static void test_random_gpu_schedules(void)
 {
     unsigned seed = 24;
-    int tried = 0, ran = 0, shared = 0;
+    int tried = 0, ran = 0, shared = 0, masked = 0;
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         pf_program *prog = cg_load_app(apps[a]);
         pf_param_values params;
@@ -372,6 +384,8 @@ static void test_random_gpu_schedules(void)
                     printf("\n%s", pf_sb_str(&text));
                 CU_ASSERT(d <= tolerance);
                 ran += d >= 0;
+                masked += d >= 0 && (strstr(pf_sb_str(&text), " adaptive ") ||
+                                     strstr(pf_sb_str(&text), " importance "));
                 pf_plan_free(plan);
             } else {
                 printf("\n    %-16s random schedule %d refused: %s", prog->name, k, err.msg);
@@ -382,9 +396,10 @@ static void test_random_gpu_schedules(void)
         pf_params_free(&params);
         pf_program_free(prog);
     }
-    printf("\n    %d of %d random GPU schedules were valid and ran; %d producers in shared "
-           "memory", ran, tried, shared);
+    printf("\n    %d of %d random GPU schedules were valid and ran (%d with adaptive or "
+           "importance masks); %d producers in shared memory", ran, tried, masked, shared);
     CU_ASSERT(ran >= tried / 2);
+    CU_ASSERT(masked >= 3);
     CU_ASSERT(shared >= 3);
 }
 
@@ -467,8 +482,51 @@ static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bo
     return msg;
 }
 
+/* out[x / 2] (a scatter) := out[x / 2] + 1 when rmw, else 1, in a GPU block and thread loop
+ * (or a CPU parallel loop), marked atomic or not; ir_verify's message, or "". */
+static const char *verify_scatter(bool atomic, bool rmw, ir_loop_kind inner, char *msg,
+                                  size_t cap)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = ir_func_new(&arena, "scatter_rules");
+    ir_buffer *out = ir_buffer_new(f, "out", IR_BUF_OUTPUT, 1);
+    f->n_outputs = 1;
+    f->args = PF_NEW_ARRAY(&arena, ir_buffer *, 1);
+    f->args[0] = out;
+    out->extent_is_param[0] = true;
+    ir_var *b = ir_var_new(f, "b", IR_I32, IR_VAR_LOOP), *x = ir_var_new(f, "x", IR_I32,
+                                                                          IR_VAR_LOOP);
+    ir_expr *idx[1] = { ir_bin(f, IR_DIV, ir_ref(f, x), ir_const_i32(f, 2)) };
+    ir_expr *one = ir_const_f32(f, 1.0f);
+    ir_expr *v = rmw ? ir_bin(f, IR_ADD, ir_load(f, out, idx, 0), one) : one;
+    ir_stmt *st = ir_store(f, out, idx, v, 0, true);
+    st->atomic = atomic;
+    ir_stmt *in = ir_for(f, x, ir_const_i32(f, 0), ir_ref(f, out->extent[0]), ir_const_i32(f, 1),
+                         inner, st);
+    in->width = inner == IR_LOOP_GPU_THREAD ? 64 : 1;
+    ir_loop_kind outer = inner == IR_LOOP_GPU_THREAD ? IR_LOOP_GPU_BLOCK : IR_LOOP_SERIAL;
+    ir_stmt *o = ir_for(f, b, ir_const_i32(f, 0), ir_const_i32(f, 1), ir_const_i32(f, 1), outer,
+                        in);
+    o->width = 1;
+    f->body = o;
+    msg[0] = '\0';
+    ir_verify(f, msg, cap);
+    pf_arena_free(&arena);
+    return msg;
+}
+
 static void test_verifier_gpu_rules(void)
 {
+    char s[512];
+    CU_ASSERT_STRING_EQUAL(verify_scatter(true, true, IR_LOOP_GPU_THREAD, s, sizeof s), "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_scatter(false, true, IR_LOOP_GPU_THREAD, s, sizeof s),
+                                  "scatter store to out inside a parallel"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_scatter(true, false, IR_LOOP_GPU_THREAD, s, sizeof s),
+                                  "atomic store to out is not"));
+    /* atomic adds are plain stores on the CPU: not inside a CPU-parallel loop */
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_scatter(true, true, IR_LOOP_PARALLEL, s, sizeof s),
+                                  "scatter store to out inside a parallel"));
     char m[512];
     CU_ASSERT_STRING_EQUAL(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD, 256, false, m,
                                        sizeof m), "");
