@@ -206,7 +206,8 @@ static void test_gpu_scatter_exact(void)
 {
     static const char *const schedules[] = { "", "splat exec tile 16 4 gpu\n",
                                              "splat exec tile 32 8 gpu 16 2\n",
-                                             "splat step 2\nsplat exec tile 8 8 gpu\n" };
+                                             "splat exec tile 8 8 gpu\nsplat step 2\n",
+                                             "splat exec tile 16 4 gpu\nsplat importance 0.5 0.1\n" };
     const char *ops[] = { "+=", "-=" };
     pf_image *in = cg_synthetic(61, 83, 1, 31u);
     for (size_t o = 0; o < 2; o++) {
@@ -221,8 +222,11 @@ static void test_gpu_scatter_exact(void)
             CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu thread for"));
             free(ir);
             double d = jit_vs_interp(prog, &params, plan, in);
-            printf("\n    histogram %s, %-30.*s max|diff| %.2g", ops[o],
-                   (int)strcspn(schedules[i], "\n"), schedules[i], d);
+            char label[128];
+            snprintf(label, sizeof label, "%s", schedules[i]);
+            for (char *p = strchr(label, '\n'); p; p = strchr(p, '\n'))
+                *p = p[1] ? ';' : '\0';
+            printf("\n    histogram %s, %-50s max|diff| %.2g", ops[o], label, d);
             CU_ASSERT_EQUAL(d, 0.0);
             pf_plan_free(plan);
         }
@@ -584,8 +588,15 @@ static void test_cuda_gpu_fill(void)
     on_cuda(test_gpu_fill);
 }
 
+static void test_cuda_gpu_scatter(void)
+{
+    on_cuda(test_gpu_scatter_exact);
+    on_cuda(test_gpu_splat_order);
+}
+
 PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
-              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_random_gpu_schedules))
+              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_gpu_scatter),
+              PF_TEST(test_cuda_random_gpu_schedules))
 
 PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules), PF_TEST(test_default_gpu_schedule),
               PF_TEST(test_gpu_fill), PF_TEST(test_gpu_scatter_exact),
