@@ -453,28 +453,28 @@ static void test_gpu_genes(void)
 
 /* ---- the verifier's GPU rules ---- */
 
-/* out[x] = 0 for x in a loop of kind `inner` (width w) inside a loop of kind `outer`, with a
- * barrier inside the inner loop when asked; ir_verify's message, or "" when it accepts. */
-static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bool barrier,
-                               char *msg, size_t cap)
+/* A function with one output `out` (1-D) and a loop variable x for the rules' nests. */
+static ir_func *rules_func(pf_arena *arena, ir_buffer **out, ir_var **x)
 {
-    pf_arena arena;
-    pf_arena_init(&arena);
-    ir_func *f = ir_func_new(&arena, "gpu_rules");
-    ir_buffer *out = ir_buffer_new(f, "out", IR_BUF_OUTPUT, 1);
+    ir_func *f = ir_func_new(arena, "gpu_rules");
+    *out = ir_buffer_new(f, "out", IR_BUF_OUTPUT, 1);
     f->n_outputs = 1;
-    f->args = PF_NEW_ARRAY(&arena, ir_buffer *, 1);
-    f->args[0] = out;
-    out->extent_is_param[0] = true;
-    ir_var *b = ir_var_new(f, "b", IR_I32, IR_VAR_LOOP), *x = ir_var_new(f, "x", IR_I32,
-                                                                          IR_VAR_LOOP);
-    ir_expr *idx[1] = { ir_ref(f, x) };
-    ir_list body = { 0 };
-    ir_list_push(f, &body, ir_store(f, out, idx, ir_const_f32(f, 0.0f), 1, false));
-    if (barrier)
-        ir_list_push(f, &body, ir_barrier(f));
+    f->args = PF_NEW_ARRAY(arena, ir_buffer *, 1);
+    f->args[0] = *out;
+    (*out)->extent_is_param[0] = true;
+    *x = ir_var_new(f, "x", IR_I32, IR_VAR_LOOP);
+    return f;
+}
+
+/* body in x = 0 .. out's extent (a loop of kind inner, width w) inside one iteration of a
+ * loop of kind outer, verified; ir_verify's message, or "" when it accepts. Frees the arena. */
+static const char *verify_loops(pf_arena *arena, ir_func *f, ir_buffer *out, ir_var *x,
+                                ir_loop_kind outer, ir_loop_kind inner, int w, ir_stmt *body,
+                                char *msg, size_t cap)
+{
+    ir_var *b = ir_var_new(f, "b", IR_I32, IR_VAR_LOOP);
     ir_stmt *in = ir_for(f, x, ir_const_i32(f, 0), ir_ref(f, out->extent[0]), ir_const_i32(f, 1),
-                         inner, ir_list_block(f, &body));
+                         inner, body);
     in->width = w;
     ir_stmt *o = ir_for(f, b, ir_const_i32(f, 0), ir_const_i32(f, 1), ir_const_i32(f, 1), outer,
                         in);
@@ -482,8 +482,26 @@ static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bo
     f->body = o;
     msg[0] = '\0';
     ir_verify(f, msg, cap);
-    pf_arena_free(&arena);
+    pf_arena_free(arena);
     return msg;
+}
+
+/* out[x] = 0 for x in a loop of kind `inner` (width w) inside a loop of kind `outer`, with a
+ * barrier inside the inner loop when asked; ir_verify's message, or "" when it accepts. */
+static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bool barrier,
+                               char *msg, size_t cap)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_buffer *out;
+    ir_var *x;
+    ir_func *f = rules_func(&arena, &out, &x);
+    ir_expr *idx[1] = { ir_ref(f, x) };
+    ir_list body = { 0 };
+    ir_list_push(f, &body, ir_store(f, out, idx, ir_const_f32(f, 0.0f), 1, false));
+    if (barrier)
+        ir_list_push(f, &body, ir_barrier(f));
+    return verify_loops(&arena, f, out, x, outer, inner, w, ir_list_block(f, &body), msg, cap);
 }
 
 /* out[x / 2] (a scatter) := out[x / 2] + 1 when rmw, else 1, in a GPU block and thread loop
@@ -493,31 +511,17 @@ static const char *verify_scatter(bool atomic, bool rmw, ir_loop_kind inner, cha
 {
     pf_arena arena;
     pf_arena_init(&arena);
-    ir_func *f = ir_func_new(&arena, "scatter_rules");
-    ir_buffer *out = ir_buffer_new(f, "out", IR_BUF_OUTPUT, 1);
-    f->n_outputs = 1;
-    f->args = PF_NEW_ARRAY(&arena, ir_buffer *, 1);
-    f->args[0] = out;
-    out->extent_is_param[0] = true;
-    ir_var *b = ir_var_new(f, "b", IR_I32, IR_VAR_LOOP), *x = ir_var_new(f, "x", IR_I32,
-                                                                          IR_VAR_LOOP);
+    ir_buffer *out;
+    ir_var *x;
+    ir_func *f = rules_func(&arena, &out, &x);
     ir_expr *idx[1] = { ir_bin(f, IR_DIV, ir_ref(f, x), ir_const_i32(f, 2)) };
     ir_expr *one = ir_const_f32(f, 1.0f);
     ir_expr *v = rmw ? ir_bin(f, IR_ADD, ir_load(f, out, idx, 0), one) : one;
     ir_stmt *st = ir_store(f, out, idx, v, 0, true);
     st->atomic = atomic;
-    ir_stmt *in = ir_for(f, x, ir_const_i32(f, 0), ir_ref(f, out->extent[0]), ir_const_i32(f, 1),
-                         inner, st);
-    in->width = inner == IR_LOOP_GPU_THREAD ? 64 : 1;
-    ir_loop_kind outer = inner == IR_LOOP_GPU_THREAD ? IR_LOOP_GPU_BLOCK : IR_LOOP_SERIAL;
-    ir_stmt *o = ir_for(f, b, ir_const_i32(f, 0), ir_const_i32(f, 1), ir_const_i32(f, 1), outer,
-                        in);
-    o->width = 1;
-    f->body = o;
-    msg[0] = '\0';
-    ir_verify(f, msg, cap);
-    pf_arena_free(&arena);
-    return msg;
+    bool gpu = inner == IR_LOOP_GPU_THREAD;
+    return verify_loops(&arena, f, out, x, gpu ? IR_LOOP_GPU_BLOCK : IR_LOOP_SERIAL, inner,
+                        gpu ? 64 : 1, st, msg, cap);
 }
 
 static void test_verifier_gpu_rules(void)
