@@ -38,6 +38,8 @@ typedef struct pf_tune_config {
     int confirm;           /* rounds of confirmation at the end (default 3; 0: none): each
                               measures again the training-frontier variants not yet confirmed
                               and the new measurement replaces the old (docs/search.md §5) */
+    int confirm_samples;   /* timing samples per image of a confirmation (15: three times a
+                              search measurement's; 0: the evaluation's `samples`) */
     char *source;          /* the program as the user named it (for messages and .sched) */
 } pf_tune_config;
 

@@ -250,6 +250,9 @@ static void confirmed(pf_tune *t, int rec, void *ctx)
 static int confirm_rounds(pf_tune *t, pf_evaluator *ev, pf_error *err)
 {
     pf_evaluator_set_frontier(ev, NULL, 0);  /* no screening: every confirmation timed fully */
+    /* with more paired samples than a search measurement: one that came out unlucky in the
+     * search gets a fair second chance, one that came out lucky is caught */
+    pf_evaluator_set_samples(ev, t->cfg.confirm_samples);
     t->confirming = true;
     for (int round = 1; round <= t->cfg.confirm; round++) {
         int *front, n = pf_tune_train_front(t, &front), pending = 0;
@@ -286,6 +289,7 @@ static int confirm_rounds(pf_tune *t, pf_evaluator *ev, pf_error *err)
 static int confirm_front(pf_tune *t, pf_evaluator *ev, pf_error *err)
 {
     int rc = confirm_rounds(t, ev, err);
+    pf_evaluator_set_samples(ev, 0);  /* the test split: as the search measured */
     t->confirming = false;
     t->front_changed = true;
     share_frontier(t);

@@ -251,6 +251,7 @@ typedef struct inproc_job {
     long id;
     pf_image_set set;
     char *schedule;
+    int samples;
 } inproc_job;
 
 typedef struct inproc {
@@ -258,6 +259,7 @@ typedef struct inproc {
     pf_eval_worker *w;
     inproc_job *q;
     int head, n, cap;
+    int samples;  /* of the candidates submitted from now on */
 } inproc;
 
 static int inproc_submit(pf_evaluator *ev, long id, pf_image_set set, const char *schedule,
@@ -269,7 +271,7 @@ static int inproc_submit(pf_evaluator *ev, long id, pf_image_set set, const char
         p->cap = p->cap ? 2 * p->cap : 16;
         p->q = pf_xrealloc(p->q, sizeof *p->q * (size_t)p->cap);
     }
-    p->q[p->head + p->n++] = (inproc_job){ id, set, pf_xstrdup(schedule) };
+    p->q[p->head + p->n++] = (inproc_job){ id, set, pf_xstrdup(schedule), p->samples };
     return 0;
 }
 
@@ -283,6 +285,7 @@ static int inproc_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
     }
     inproc_job j = p->q[p->head++];
     p->n--;
+    pf_eval_worker_set_samples(p->w, j.samples);
     pf_eval_worker_evaluate(p->w, j.id, j.set, j.schedule, out);
     free(j.schedule);
     return 1;
@@ -304,9 +307,15 @@ static void inproc_destroy(pf_evaluator *ev)
     free(p);
 }
 
+static void inproc_set_samples(pf_evaluator *ev, int samples)
+{
+    ((inproc *)ev)->samples = samples;
+}
+
 static const pf_evaluator_ops inproc_ops = { .submit = inproc_submit, .wait = inproc_wait,
                                              .describe = inproc_describe,
-                                             .destroy = inproc_destroy };
+                                             .destroy = inproc_destroy,
+                                             .set_samples = inproc_set_samples };
 
 pf_evaluator *pf_eval_inprocess_new(const pf_eval_config *c, pf_error *err)
 {

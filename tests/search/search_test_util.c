@@ -57,6 +57,7 @@ typedef struct fake {
     int n, cap;
     double lucky;        /* the first training measurement of a schedule is time x lucky */
     int n_front;         /* the frontier the search last sent (screening would use it) */
+    int samples;         /* the samples asked of the candidates submitted next (0: 5) */
     pf_strmap measured;  /* schedules measured on the training split */
 } fake;
 
@@ -81,6 +82,10 @@ static int fake_submit(pf_evaluator *ev, long id, pf_image_set set, const char *
     else if (pf_strmap_add(&f->measured, schedule, 0))
         r->time *= f->lucky;
     r->worker = 0;
+    r->n_images = 1;  /* one image, with the samples a worker would have taken */
+    r->images = pf_xcalloc(1, sizeof *r->images);
+    r->images[0] = (pf_eval_image){ .rel_time = r->time, .error = r->error,
+                                    .samples = f->samples > 0 ? f->samples : 5 };
     (*f->submitted)++;
     return 0;
 }
@@ -125,9 +130,15 @@ static void fake_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n
     ((fake *)ev)->n_front = n;
 }
 
+static void fake_set_samples(pf_evaluator *ev, int samples)
+{
+    ((fake *)ev)->samples = samples;
+}
+
 static const pf_evaluator_ops fake_ops = { .submit = fake_submit, .wait = fake_wait,
                                            .describe = fake_describe, .destroy = fake_destroy,
-                                           .set_frontier = fake_set_frontier };
+                                           .set_frontier = fake_set_frontier,
+                                           .set_samples = fake_set_samples };
 
 pf_evaluator *st_fake_evaluator_lucky(double delay_ms, long *submitted, double lucky)
 {

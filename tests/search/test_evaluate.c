@@ -91,8 +91,15 @@ static void test_pool_measures_and_survives_failures(void)
     expect_invalid(&r[3], "schedule refused");
     expect_valid_record(&r[4], 1);  /* the pool went on after the crash */
     CU_ASSERT_EQUAL(pf_pool_spawned(ev), 3);  /* one restart */
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 5; i++) {
+        CU_ASSERT(!r[i].valid || r[i].images[0].samples == cfg.samples);
         pf_record_free(&r[i]);
+    }
+    pf_evaluator_set_samples(ev, 3);  /* a confirmation's samples reach the worker */
+    evaluate(ev, texts + 1, 1, r);
+    expect_valid_record(&r[0], 1);
+    CU_ASSERT_EQUAL(r[0].images[0].samples, 3);
+    pf_record_free(&r[0]);
     pf_evaluator_destroy(ev);
     pf_eval_config_free(&cfg);
     unsetenv(PF_SEARCH_TEST_HOOK_ENV);

@@ -444,12 +444,14 @@ static void test_frontier_admits_beyond_the_spread(void)
 
 /* Every first measurement comes out at `luck` x its time: after the confirmation rounds every
  * final frontier variant is a confirmation with its honest time, timed in full (not set aside
- * by a screening), and no schedule was measured more than twice on the training split. */
+ * by a screening) with the confirmation's samples (the search's and the test's with 5), and no
+ * schedule was measured more than twice on the training split. */
 static void confirmed_run(const char *dir, double luck)
 {
     pf_tune_config cfg;
     small_config(&cfg, 8, 4);
     cfg.confirm = 30;
+    cfg.confirm_samples = 11;
     long submitted = 0;
     pf_error err;
     pf_tune *t = pf_tune_create(dir, &cfg, &err);
@@ -473,9 +475,13 @@ static void confirmed_run(const char *dir, double luck)
             pf_strmap_put(&times, recs[n].schedule, k + 1);
             CU_ASSERT(k + 1 <= 2);
         }
+        CU_ASSERT_EQUAL_FATAL(recs[n].n_images, 1);
         if (recs[n].generation == PF_GEN_CONFIRM) {
             confirmations++;
             CU_ASSERT(recs[n].full_timing);  /* the search sent no frontier to screen with */
+            CU_ASSERT_EQUAL(recs[n].images[0].samples, 11);
+        } else {
+            CU_ASSERT_EQUAL(recs[n].images[0].samples, 5);
         }
         n++;
     }
@@ -488,6 +494,10 @@ static void confirmed_run(const char *dir, double luck)
         CU_ASSERT_EQUAL(recs[front[i]].generation, PF_GEN_CONFIRM);
         CU_ASSERT_DOUBLE_EQUAL(recs[front[i]].time, honest, 1e-12);
     }
+    char *config = run_file(dir, PF_RUN_CONFIG);  /* the run says how it confirmed */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(config);
+    CU_ASSERT_PTR_NOT_NULL(strstr(config, "\"confirm_samples\":11"));
+    free(config);
     char *tsv = run_file(dir, PF_RUN_FRONTIER_TRAIN);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tsv);
     const char *head = "variant\ttime\tspeedup\tspeedup_lo\tspeedup_hi\t";
