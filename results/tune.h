@@ -103,5 +103,10 @@ void pf_tune_free(pf_tune *t);
  * With max_generation INT_MAX (the final frontier), a schedule's last confirmation record
  * replaces its earlier records. Returns the count; *out malloc'd. */
 int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation, int **out);
+/* The same; with `screened`, records the screening set aside (one short sample per image,
+ * spread unknown) take part too. A frontier never holds them: the confirmation rounds select
+ * with them, so that one a fallen lucky point no longer dominates is measured in full. */
+int pf_tune_front_select(const pf_eval_record *recs, int n_recs, int max_generation,
+                         bool screened, int **out);
 
 #endif

@@ -56,7 +56,8 @@ typedef struct fake {
     pf_eval_record *q;
     int n, cap;
     double lucky;        /* the first training measurement of a schedule is time x lucky */
-    int n_front;         /* the frontier the search last sent (screening would use it) */
+    pf_front_point *front;  /* the frontier the search last sent: the screening's */
+    int n_front;
     int samples;         /* the samples asked of the candidates submitted next (0: 5) */
     pf_strmap measured;  /* schedules measured on the training split */
 } fake;
@@ -102,8 +103,9 @@ static int fake_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
     }
     *out = f->q[0];
     /* measured now, as a pool dispatches when a worker is free: screened against the frontier
-     * the search sent last */
-    out->full_timing = f->n_front == 0 || out->set == PF_SET_TEST;
+     * the search sent last (its time stands for the screened one) */
+    out->full_timing = out->set == PF_SET_TEST ||
+                       pf_screen_may_reach(f->front, f->n_front, out->error, out->time, 0.2);
     memmove(f->q, f->q + 1, sizeof *f->q * (size_t)--f->n);
     return 1;
 }
@@ -120,14 +122,17 @@ static void fake_destroy(pf_evaluator *ev)
     for (int i = 0; i < f->n; i++)
         pf_record_free(&f->q[i]);
     free(f->q);
+    free(f->front);
     pf_strmap_free(&f->measured);
     free(f);
 }
 
 static void fake_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n)
 {
-    (void)pts;
-    ((fake *)ev)->n_front = n;
+    fake *f = (fake *)ev;
+    free(f->front);
+    f->front = pf_front_copy(pts, n);
+    f->n_front = n;
 }
 
 static void fake_set_samples(pf_evaluator *ev, int samples)

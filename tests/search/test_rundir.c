@@ -422,6 +422,32 @@ static void test_confirmation_supersedes_in_the_final_frontier(void)
         pf_record_free(&recs[i]);
 }
 
+/* S, set aside by the screening (one short sample: 0.6 at A's error, while A's lucky 0.5
+ * dominated it), is no claim: with A confirmed at 0.9 the final frontier keeps B (timed in
+ * full), and only the confirmation's selection sees S, so that it is measured in full. */
+static void test_screened_record_enters_only_once_confirmed(void)
+{
+    pf_eval_record recs[4] = { train_rec("A", 0, 0.5, 1.0), train_rec("B", 1, 0.7, 1.0),
+                               train_rec("S", 1, 0.6, 1.0),
+                               train_rec("A", PF_GEN_CONFIRM, 0.9, 1.0) };
+    recs[2].full_timing = false;
+    recs[2].screen_time = 0.6;
+    int *front, n = pf_tune_front_of(recs, 4, INT_MAX, &front);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 1);
+    free(front);
+    n = pf_tune_front_of(recs, 4, 1, &front);  /* nor in a generation's frontier */
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 0);
+    free(front);
+    n = pf_tune_front_select(recs, 4, INT_MAX, true, &front);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 2);
+    free(front);
+    for (int i = 0; i < 4; i++)
+        pf_record_free(&recs[i]);
+}
+
 /* An advantage within the timing's spread is none: E (0.95, slow end 1.02) does not beat the
  * exact program, G (0.58 against F's 0.6, slow end 0.62) does not beat F. */
 static void test_frontier_admits_beyond_the_spread(void)
@@ -527,5 +553,6 @@ PF_TEST_SUITE(search_rundir, PF_TEST(test_log_appends_and_cuts_torn_lines),
               PF_TEST(test_real_run_resumes), PF_TEST(test_guided_frontier_is_measured),
               PF_TEST(test_guided_resume_matches_uninterrupted),
               PF_TEST(test_confirmation_supersedes_in_the_final_frontier),
+              PF_TEST(test_screened_record_enters_only_once_confirmed),
               PF_TEST(test_frontier_admits_beyond_the_spread),
               PF_TEST(test_confirmation_replaces_lucky_measurements))
