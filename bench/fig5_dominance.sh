@@ -12,20 +12,23 @@
 # Timing: run it on a QUIET machine (nothing else running); under load the numbers follow the
 # load. Usage: bench/fig5_dominance.sh [RUN_DIR] [BUILD_DIR] [extra `perfora tune` options]
 #   RUN_DIR defaults to runs/fig5-dominance-<date>; it must not exist yet.
-#   BUILD_DIR (default build) gets the two targets built if they are missing.
+#   BUILD_DIR (default build-bench, Release) is configured with the bench/ programs and its two
+#   targets (perfora, bench_remeasure) are brought up to date first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${1:-runs/fig5-dominance-$(date +%Y%m%d-%H%M%S)}
-build=${2:-build}
+build=${2:-build-bench}
 shift $(( $# < 2 ? $# : 2 ))
 if [ -e "$run" ]; then
   echo "fig5_dominance: $run exists; name a new run directory" >&2
   exit 2
 fi
-if [ ! -x "$build/perfora" ] || [ ! -x "$build/bench/bench_remeasure" ]; then
-  [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-  cmake --build "$build" -j "$(nproc)" --target perfora bench_remeasure
+if [ -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" -DPF_BENCH=ON >/dev/null
+else
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPF_BENCH=ON >/dev/null
 fi
+cmake --build "$build" -j "$(nproc)" --target perfora bench_remeasure >/dev/null
 echo "fig5_dominance: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) (timing: quiet only)"
 mkdir -p "$(dirname "$run")"
 start=$(date +%s)
