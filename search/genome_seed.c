@@ -1,36 +1,26 @@
 /* Structured seeds of the initial population: genomes derived from the program's shape alone
- * (docs/search.md §2, "Initial population"), so that the search starts from the regular points
- * a person would try first on any pipeline, not only from one-gene random genomes. Nothing here
- * knows an app: a seed applies one lattice to every parallel stage at once (uniform), or one
- * lattice along a single axis to every intermediate stage and the two-axis lattice of the same
- * spacing to every output stage (mixed):
+ * (docs/search.md, "Seeds"), so that the search starts from the regular points a person would
+ * try first on any pipeline, not only from one-gene random genomes. Nothing here knows an app:
+ * a seed applies one lattice to every parallel stage at once.
  *
- *   blur, uniform, spacing 4:   loop_temp grid 4 4 1 reconstruct on-demand linear
- *                               loop_output grid 4 4 1 reconstruct store linear
- *   blur, mixed, 4 along x:     loop_temp grid 4 1 1 reconstruct on-demand linear
- *                               loop_output grid 4 4 1 reconstruct store linear */
+ *   blur, spacing 4, both axes:  loop_temp grid 4 4 1 reconstruct on-demand linear
+ *                                loop_output grid 4 4 1 reconstruct store linear */
 #include "search/genome.h"
 #include "search/genome_internal.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-/* One seed: the spacing of a stage's first (x) and second (y) drawn variable; mixed: that
- * lattice (one axis) on intermediate stages, (s, s) with s its spacing on output stages. An
- * intermediate stage is read again by another stage (on demand, at every read): a one-axis
- * lattice keeps that interpolation one-dimensional, while an output is reconstructed once. */
+/* One lattice shape: the spacing of the stage's first (x) and second (y) drawn variable. */
 typedef struct seed_shape {
     int sx, sy;
-    bool mixed;
 } seed_shape;
 
-/* Most useful first, since a small population takes only the first few: the isotropic 4x4,
- * the mixed seeds at 4, the other isotropic lattices, the mixed seeds at 2 and 8, then rows
- * and columns alone on every stage; spacings are those the released templates draw. */
+/* Isotropic lattices first (the usual perforation), then rows and columns alone, each at the
+ * spacings the released templates draw; most useful first, since a small population takes
+ * only the first few. */
 static const seed_shape shapes[] = {
-    { 4, 4, false }, { 4, 1, true },  { 1, 4, true },  { 2, 2, false }, { 8, 8, false },
-    { 2, 1, true },  { 1, 2, true },  { 8, 1, true },  { 1, 8, true },  { 1, 4, false },
-    { 4, 1, false }, { 1, 2, false }, { 2, 1, false }, { 1, 8, false }, { 8, 1, false },
+    { 4, 4 }, { 2, 2 }, { 8, 8 }, { 1, 4 }, { 4, 1 }, { 1, 2 }, { 2, 1 }, { 1, 8 }, { 8, 1 },
 };
 #define N_SHAPES ((int)(sizeof shapes / sizeof shapes[0]))
 
@@ -61,10 +51,6 @@ static void grid_seed(const pf_genome_ctx *c, int loop, seed_shape shape, pf_app
     memset(g, 0, sizeof *g);
     if (dims < 1)
         return;
-    if (shape.mixed && info->output) {  /* an output: both axes at the seed's spacing */
-        int sp = shape.sx > shape.sy ? shape.sx : shape.sy;
-        shape = (seed_shape){ sp, sp, false };
-    }
     g->kind = PF_GENE_GRID;
     g->n_spacing = info->n_vars;
     for (int d = 0; d < info->n_vars; d++)
