@@ -483,8 +483,12 @@ static void stmt(hgen *g, const ir_stmt *s)
             line(g, "    return -1;\n");
             return;
         }
-        refuse(g, "CUDA export: the runtime call %s (reconstruction, masks) does not run with "
-               "CUDA yet", ir_rt_name(s->rt));
+        if (pf_gpu_rtcall_on_host(s))  /* the CUDA backend runs it on host copies */
+            refuse(g, "CUDA export: the runtime call %s runs on the host between the kernels "
+                   "(docs/gpu.md §5), which exported libraries do not do yet", ir_rt_name(s->rt));
+        else
+            refuse(g, "CUDA export: the runtime call %s (reconstruction, masks) does not run "
+                   "with CUDA yet", ir_rt_name(s->rt));
         return;
     case IR_S_BARRIER: refuse(g, "CUDA export: %s", "a barrier outside a kernel"); return;
     case IR_S_COMMENT: comment(g, s->text); return;

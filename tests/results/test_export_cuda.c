@@ -119,7 +119,8 @@ static char *walk_of(const char *app, const char *schedule, int w, int h)
         for (int i = 0; i < 16; i++) {
             ext[i][0] = w, ext[i][1] = h, ext[i][2] = 3, ext[i][3] = 1;
         }
-        pf_gpu_host_ops ops = { &wt, wt_alloc, wt_release, wt_zero, wt_launch };
+        /* no host for runtime calls: the export does not carry them (the walk refuses) */
+        pf_gpu_host_ops ops = { &wt, wt_alloc, wt_release, wt_zero, wt_launch, NULL };
         if (pf_gpu_host_run(f, (const int64_t(*)[IR_MAX_DIMS])ext, &ops, &err))
             pf_sb_printf(&wt.out, "error %s\n", err.msg);
         out = pf_sb_take(&wt.out);
@@ -330,11 +331,13 @@ static void export_and_check(const char *app, const char *schedule, const char *
     }
     char *walk = walk_of(app, schedule, 97, 61);
     const char *refused = walk ? strstr(walk, "error ") : NULL;
-    if (refused) {  /* what the CUDA backend cannot run, the export refuses: the same call */
-        const char *call = strstr(refused, "the runtime call ");
-        printf("\n    %-30s refused, as by the CUDA backend: %s", label, err.msg);
-        CU_ASSERT(rc != 0 && call && strncmp(strstr(err.msg, "the runtime call "), call,
-                                             strcspn(call, "(")) == 0);
+    if (refused) {  /* a runtime call that stays on the host: the export refuses that call */
+        const char *call = strstr(refused, "the runtime call "), *named = NULL;
+        printf("\n    %-30s refused: %s", label, err.msg);
+        if (rc != 0)
+            named = strstr(err.msg, "the runtime call ");
+        CU_ASSERT(call && named &&
+                  strncmp(named, call, strcspn(call + 17, " ") + 17) == 0);
         free(walk);
         return;
     }
