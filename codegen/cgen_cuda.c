@@ -101,20 +101,6 @@ static void expr(hgen *g, const ir_expr *e)
     host_value(g, e, NULL, 0, g->out);
 }
 
-static bool uses_var(const ir_expr *e, const ir_var *v)
-{
-    if (!e)
-        return false;
-    if (e->kind == IR_VARREF && e->var == v)
-        return true;
-    if (uses_var(e->a, v) || uses_var(e->b, v) || uses_var(e->c, v))
-        return true;
-    for (int i = 0; i < e->n_args; i++)
-        if (uses_var(e->args[i], v))
-            return true;
-    return false;
-}
-
 /* `const T name = (T)(value);` for a value the host knows. */
 static void declare(hgen *g, const ir_var *v, const char *value)
 {
@@ -187,7 +173,7 @@ static bool need_uses_blocks(const ir_stmt *s, const ir_var **geo, int n)
     if (s->kind == IR_S_ALLOC && s->buf->gpu_shared)
         for (int d = 0; d < s->buf->ndims; d++)
             for (int k = 0; k < n; k++)
-                if (uses_var(s->window[2 * d + 1], geo[k]))
+                if (ir_expr_uses_var(s->window[2 * d + 1], geo[k]))
                     return true;
     if (s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_GPU_THREAD)
         return false;
