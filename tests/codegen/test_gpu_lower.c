@@ -170,6 +170,53 @@ static void test_gpu_fill(void)
     }
 }
 
+/* Gaussian reconstructions and channel copies on the GPU (codegen/lower_gauss_gpu.c,
+ * lower_gpu_kernel.c): kernels, no runtime call left, the interpreter's values; the recursive
+ * filter both tiled (tiles of 32, and of 5 so that lines span many tiles and end in partial
+ * ones) and one thread per row and column (PF_GPU_GAUSS). unsharp_mask's stages have `over`
+ * ranges (a lattice view that is not the image); sigma 4 on a 3x2 grid is a wide filter
+ * (width 9.8, feedback gain 1/B = 260: states kept as one float instead of two measured
+ * 4.5e-6 there), sigma 16 on a 5x3 grid a very wide one (width 62, 1/B = 6e4). */
+static void test_gpu_gauss(void)
+{
+    static const char *const cases[][2] = {
+        { "blur", "loop_output grid 4 4 1 reconstruct store gaussian 0.5\n" },
+        { "blur", "loop_output grid 2 3 1 channels 2 reconstruct store gaussian 1.3\n" },
+        { "unsharp_mask", "loop_output grid 3 2 1 reconstruct store gaussian 4\n"
+                          "loop_temp channels 1\n" },
+        { "bilateral_filter", "loop_pixels grid 2 2 reconstruct store gaussian 0.8\n" },
+        { "blur", "loop_output grid 5 3 1 reconstruct store gaussian 16\n" },
+    };
+    static const char *const modes[] = { "tiled", "tiled:5", "rows" };
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+        setenv("PF_GPU_GAUSS", modes[m], 1);
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            pf_program *prog = cg_load_app(cases[i][0]);
+            pf_param_values params;
+            pf_params_init(&params, prog);
+            pf_plan *plan = gpu_plan(prog, cases[i][1]);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+            char *ir = plan_ir(prog, &params, plan);
+            CU_ASSERT_PTR_NOT_NULL(strstr(ir, m < 2 ? "tiled recursive filter"
+                                                    : "one thread per row and column"));
+            free(ir);
+            CU_ASSERT_FALSE(cuda_refuses(prog, &params, plan));
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+                pf_image *in = cg_synthetic(sizes[s][0], sizes[s][1], 3, 17u + (unsigned)s);
+                double d = jit_vs_interp(prog, &params, plan, in);
+                printf("\n    %-16s %3dx%-3d %-7s GPU gaussian max|diff| %.2g", prog->name,
+                       sizes[s][0], sizes[s][1], modes[m], d);
+                CU_ASSERT(d >= 0 && d <= tolerance);
+                pf_image_free(in);
+            }
+            pf_plan_free(plan);
+            pf_params_free(&params);
+            pf_program_free(prog);
+        }
+    }
+    unsetenv("PF_GPU_GAUSS");
+}
+
 /* ---- random perforation + random GPU genes ---- */
 
 static int pick(unsigned *seed, int n)
@@ -191,17 +238,27 @@ static void random_approx(const pf_program *prog, int loop, unsigned *seed, pf_s
             pf_sb_printf(out, "%s random 0.6\n", name);
         return;
     }
+    bool channels = info.channels;
+    if (r == 3 && channels) {  /* channel subsampling alone */
+        pf_sb_printf(out, "%s channels %d\n", name, 1 + pick(seed, 2));
+        return;
+    }
     if (r >= 3 || !(info.genes & (1u << PF_GENE_GRID)))
         return;
     pf_sb_printf(out, "%s grid", name);
     for (int d = 0; d < info.n_vars; d++)
         pf_sb_printf(out, " %d", d >= 2 ? 1 : 1 + pick(seed, 3));
-    if (info.kind == PF_PERFORABLE_SERIAL_STAGE)
+    if (info.kind == PF_PERFORABLE_SERIAL_STAGE) {
         pf_sb_puts(out, "\n");
-    else if (info.on_demand && r == 0)
+        return;
+    }
+    if (channels && pick(seed, 3) == 0)
+        pf_sb_printf(out, " channels %d", 1 + pick(seed, 2));
+    static const char *const store[] = { "linear", "nearest", "gaussian 0.7", "gaussian 2.5" };
+    if (info.on_demand && r == 0)
         pf_sb_printf(out, " reconstruct on-demand %s\n", pick(seed, 2) ? "linear" : "nearest");
     else
-        pf_sb_printf(out, " reconstruct store %s\n", pick(seed, 2) ? "linear" : "nearest");
+        pf_sb_printf(out, " reconstruct store %s\n", store[pick(seed, 4)]);
 }
 
 /* A random GPU gene for a stage that can take one: tiles and threads, sometimes fewer
@@ -231,7 +288,7 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
 static void test_random_gpu_schedules(void)
 {
     unsigned seed = 24;
-    int tried = 0, ran = 0, shared = 0;
+    int tried = 0, ran = 0, shared = 0, gauss = 0, copies = 0;
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         pf_program *prog = cg_load_app(apps[a]);
         pf_param_values params;
@@ -259,6 +316,8 @@ static void test_random_gpu_schedules(void)
                     printf("\n%s", pf_sb_str(&text));
                 CU_ASSERT(d <= tolerance);
                 ran += d >= 0;
+                gauss += d >= 0 && strstr(pf_sb_str(&text), "gaussian");
+                copies += d >= 0 && strstr(pf_sb_str(&text), "channels");
                 pf_plan_free(plan);
             } else {
                 printf("\n    %-16s random schedule %d refused: %s", prog->name, k, err.msg);
@@ -270,9 +329,11 @@ static void test_random_gpu_schedules(void)
         pf_program_free(prog);
     }
     printf("\n    %d of %d random GPU schedules were valid and ran; %d producers in shared "
-           "memory", ran, tried, shared);
+           "memory; %d with Gaussian reconstructions, %d with channel copies", ran, tried,
+           shared, gauss, copies);
     CU_ASSERT(ran >= tried / 2);
     CU_ASSERT(shared >= 3);
+    CU_ASSERT(gauss >= 3 && copies >= 2);
 }
 
 /* GPU genes are parsed, printed and refused like the others, with messages that say why. */
@@ -417,4 +478,4 @@ PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
               PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_random_gpu_schedules))
 
 PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules), PF_TEST(test_default_gpu_schedule),
-              PF_TEST(test_gpu_fill), PF_TEST(test_random_gpu_schedules))
+              PF_TEST(test_gpu_fill), PF_TEST(test_gpu_gauss), PF_TEST(test_random_gpu_schedules))
