@@ -2,9 +2,10 @@
 # bench/gpu/run.sh — the CUDA backend on a GPU machine, in one run of about five minutes
 # (issue 24; docs/gpu.md §6), and the CPU's scaling on that machine's 16 cores (issue 28).
 # Steps, in the order STEPS names them (default: all, this order):
-#   tests    test_codegen's codegen_gpu_run (every app's default GPU schedule, GPU fills and
-#            random perforation + GPU genes on the CUDA backend against the interpreter, max abs
-#            <= 1e-4) and codegen_gpu_ptx (ptxas registers and spills);
+#   tests    test_codegen's codegen_gpu_run (every app's default GPU schedule, GPU fills, GPU
+#            Gaussian reconstructions, random perforation + GPU genes, on the CUDA backend
+#            against the interpreter, max abs <= 1e-4) and codegen_gpu_ptx (ptxas registers and
+#            spills);
 #   exact    every app (EXACT_APPS) at SIZE: `perfora run --target cuda --time 101` (kernels by
 #            CUDA events, transfers apart) and `--threads 2 --time 5` on the CPU, outputs compared;
 #   anchors  the anchors' gpu_bench on the same GPU, minutes apart;
@@ -90,7 +91,7 @@ step_tests() {
   timeout 150 "$TESTS" codegen_gpu_run codegen_gpu_ptx > "$OUTDIR/gpu_tests.txt" 2>&1
   say "rc=$? $(grep -E 'asserts|tests ' "$OUTDIR/gpu_tests.txt" | tr -s ' ' | tr '\n' ' ')"
   say "compared: $(grep -c 'max|diff|' "$OUTDIR/gpu_tests.txt"), not run (host runtime call): $(grep -c 'not run' "$OUTDIR/gpu_tests.txt")"
-  grep -E 'SKIP|on NVIDIA|FAIL|Assertion|GPU fill' "$OUTDIR/gpu_tests.txt" | head -16 | tee -a "$SUMMARY"
+  grep -E 'SKIP|on NVIDIA|FAIL|Assertion|GPU fill|GPU gaussian' "$OUTDIR/gpu_tests.txt" | head -50 | tee -a "$SUMMARY"
 }
 
 step_exact() {

@@ -1,7 +1,9 @@
 /* GPU lowering run on the CPU (issue 24, docs/gpu.md): every app's plan for a GPU target
  * (block and thread loops, shared-memory windows, barriers) compiled by the JIT, which runs
  * block and thread loops as serial loops, equals the reference interpreter (max abs <= 1e-5),
- * with the default GPU schedule and under random perforation + random GPU genes (fixed seed).
+ * with the default GPU schedule, with the kernels lowering makes for stored reconstructions
+ * (fills, Gaussian, channel copies) and under random perforation + random GPU genes (fixed
+ * seed).
  * The IR is the one the CUDA backend gets: the driver runs the same passes for both. Suite
  * codegen_gpu_run runs the same tests on the CUDA backend where a GPU is (SKIP elsewhere). */
 #include "tests/codegen/codegen_util.h"
@@ -474,8 +476,14 @@ static void test_cuda_gpu_fill(void)
     on_cuda(test_gpu_fill);
 }
 
+static void test_cuda_gpu_gauss(void)
+{
+    on_cuda(test_gpu_gauss);
+}
+
 PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
-              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_random_gpu_schedules))
+              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_gpu_gauss),
+              PF_TEST(test_cuda_random_gpu_schedules))
 
 PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules), PF_TEST(test_default_gpu_schedule),
               PF_TEST(test_gpu_fill), PF_TEST(test_gpu_gauss), PF_TEST(test_random_gpu_schedules))
