@@ -123,26 +123,44 @@ static int assemble(const char *ptxas, const char *app, const char *path, int ke
     return rc == 0 ? 0 : -1;
 }
 
-static void test_ptx_every_app(void)
+/* ptxas, or NULL with SKIP printed. */
+static const char *ptxas_or_skip(void)
 {
     const char *ptxas = ptxas_path();
     if (!ptxas)
         printf("\n    SKIP (assembly only): ptxas not found (not at /usr/local/cuda/bin/ptxas, "
                "$PTXAS unset): the PTX is emitted and checked, not assembled");
+    return ptxas;
+}
+
+/* The PTX of app under sched (NULL: its default GPU schedule) written to path and read back,
+ * with its kernel count; NULL where the machine lacks libdevice (SKIP printed). */
+static char *ptx_of(const char *app, const char *sched, const char *path, int *kernels)
+{
+    int built = emit_ptx(app, sched, path);
+    if (built == -2)
+        return NULL;
+    CU_ASSERT(built >= 0);
+    char *ptx = NULL;
+    size_t len;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(path, 1 << 24, &ptx, &len, &err), 0);
+    *kernels = count(ptx, ".entry pf_kernel_");
+    return ptx;
+}
+
+static void test_ptx_every_app(void)
+{
+    const char *ptxas = ptxas_or_skip();
     char dir[] = "/tmp/perfora-ptx-XXXXXX";
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s.ptx", dir, apps[a]);
-        int built = emit_ptx(apps[a], NULL, path);
-        if (built == -2)
+        int kernels = 0;
+        char *ptx = ptx_of(apps[a], NULL, path, &kernels);
+        if (!ptx)
             continue;
-        CU_ASSERT(built >= 0);
-        char *ptx = NULL;
-        size_t len;
-        pf_error err;
-        CU_ASSERT_EQUAL_FATAL(pf_read_file(path, 1 << 24, &ptx, &len, &err), 0);
-        int kernels = count(ptx, ".entry pf_kernel_");
         CU_ASSERT(kernels >= 1);
         CU_ASSERT_PTR_NOT_NULL(strstr(ptx, ".target sm_80"));
         CU_ASSERT_PTR_NOT_NULL(strstr(ptx, "%ctaid."));
@@ -172,10 +190,7 @@ static const char *const runtime_cases[][3] = {
 
 static void test_ptx_runtime_kernels(void)
 {
-    const char *ptxas = ptxas_path();
-    if (!ptxas)
-        printf("\n    SKIP (assembly only): ptxas not found (not at /usr/local/cuda/bin/ptxas, "
-               "$PTXAS unset)");
+    const char *ptxas = ptxas_or_skip();
     char dir[] = "/tmp/perfora-ptx-XXXXXX";
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     for (size_t i = 0; i < sizeof runtime_cases / sizeof *runtime_cases; i++) {
@@ -183,15 +198,10 @@ static void test_ptx_runtime_kernels(void)
         char path[256], label[64];
         snprintf(path, sizeof path, "%s/case%zu.ptx", dir, i);
         snprintf(label, sizeof label, "%s %s", runtime_cases[i][0], runtime_cases[i][1]);
-        int built = emit_ptx(runtime_cases[i][0], runtime_cases[i][2], path);
-        if (built == -2)
+        int kernels = 0;
+        char *ptx = ptx_of(runtime_cases[i][0], runtime_cases[i][2], path, &kernels);
+        if (!ptx)
             continue;
-        CU_ASSERT(built >= 0);
-        char *ptx = NULL;
-        size_t len;
-        pf_error err;
-        CU_ASSERT_EQUAL_FATAL(pf_read_file(path, 1 << 24, &ptx, &len, &err), 0);
-        int kernels = count(ptx, ".entry pf_kernel_");
         /* the stage's kernels, the Gaussian's init and division, and per axis 1 (rows) or 6
          * (tiled: tails, carry, fix-up per pass) */
         CU_ASSERT(kernels >= (strcmp(runtime_cases[i][1], "rows") == 0 ? 5 : 15));
