@@ -145,31 +145,39 @@ static void test_default_gpu_schedule(void)
     }
 }
 
+/* app under sched: its final IR has `want` (and not `absent`, unless NULL), the CUDA backend
+ * would run it (no host runtime call), and it equals the interpreter on both sizes. */
+static void run_case(const char *app, const char *sched, const char *want, const char *absent,
+                     unsigned seed, const char *what)
+{
+    pf_program *prog = cg_load_app(app);
+    pf_param_values params;
+    pf_params_init(&params, prog);
+    pf_plan *plan = gpu_plan(prog, sched);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    char *ir = plan_ir(prog, &params, plan);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, want));
+    if (absent)
+        CU_ASSERT_PTR_NULL(strstr(ir, absent));
+    free(ir);
+    CU_ASSERT_FALSE(cuda_refuses(prog, &params, plan));
+    on_sizes(prog, &params, plan, seed, what);
+    pf_plan_free(plan);
+    pf_params_free(&params);
+    pf_program_free(prog);
+}
+
 /* A store-mode grid stage on the GPU fills its skipped pixels in kernels (one a pass, a point
  * a thread: codegen/lower_fill.c), not in a loop nest the CUDA backend would run on one
- * thread; the paper's blur variant (linear) and a nearest fill of unsharp mask's output. */
+ * thread (no host loop nest); the paper's blur variant (linear) and a nearest fill of unsharp
+ * mask's output. */
 static void test_gpu_fill(void)
 {
-    static const char *const cases[][2] = {
-        { "blur", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
-                  "loop_output grid 4 4 1 reconstruct store linear\n" },
-        { "unsharp_mask", "loop_output grid 3 2 1 reconstruct store nearest\n" },
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        pf_program *prog = cg_load_app(cases[i][0]);
-        pf_param_values params;
-        pf_params_init(&params, prog);
-        pf_plan *plan = gpu_plan(prog, cases[i][1]);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
-        char *ir = plan_ir(prog, &params, plan);
-        CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu block for<y> fyo"));  /* the fill's kernels */
-        CU_ASSERT_PTR_NULL(strstr(ir, "\n    for "));  /* no host loop nest: no 1-thread kernel */
-        free(ir);
-        on_sizes(prog, &params, plan, 11u, "GPU fill");
-        pf_plan_free(plan);
-        pf_params_free(&params);
-        pf_program_free(prog);
-    }
+    run_case("blur", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                     "loop_output grid 4 4 1 reconstruct store linear\n",
+             "gpu block for<y> fyo", "\n    for ", 11u, "GPU fill");
+    run_case("unsharp_mask", "loop_output grid 3 2 1 reconstruct store nearest\n",
+             "gpu block for<y> fyo", "\n    for ", 11u, "GPU fill");
 }
 
 /* Gaussian reconstructions and channel copies on the GPU (codegen/lower_gauss_gpu.c,
@@ -192,24 +200,12 @@ static void test_gpu_gauss(void)
     static const char *const modes[] = { "tiled", "tiled:5", "rows" };
     for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
         setenv("PF_GPU_GAUSS", modes[m], 1);
-        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-            pf_program *prog = cg_load_app(cases[i][0]);
-            pf_param_values params;
-            pf_params_init(&params, prog);
-            pf_plan *plan = gpu_plan(prog, cases[i][1]);
-            CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
-            char *ir = plan_ir(prog, &params, plan);
-            CU_ASSERT_PTR_NOT_NULL(strstr(ir, m < 2 ? "tiled recursive filter"
-                                                    : "one thread per row and column"));
-            free(ir);
-            CU_ASSERT_FALSE(cuda_refuses(prog, &params, plan));
-            char what[48];
-            snprintf(what, sizeof what, "%-7s GPU gaussian", modes[m]);
-            on_sizes(prog, &params, plan, 17u, what);
-            pf_plan_free(plan);
-            pf_params_free(&params);
-            pf_program_free(prog);
-        }
+        char what[48];
+        snprintf(what, sizeof what, "%-7s GPU gaussian", modes[m]);
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+            run_case(cases[i][0], cases[i][1], m < 2 ? "tiled recursive filter"
+                                                     : "one thread per row and column",
+                     NULL, 17u, what);
     }
     unsetenv("PF_GPU_GAUSS");
 }
