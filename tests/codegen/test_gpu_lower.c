@@ -186,7 +186,9 @@ static void test_gpu_fill(void)
  * ones) and one thread per row and column (PF_GPU_GAUSS). unsharp_mask's stages have `over`
  * ranges (a lattice view that is not the image); sigma 4 on a 3x2 grid is a wide filter
  * (width 9.8, feedback gain 1/B = 260: states kept as one float instead of two measured
- * 4.5e-6 there), sigma 16 on a 5x3 grid a very wide one (width 62, 1/B = 6e4). */
+ * 4.5e-6 there), sigma 16 on a 5x3 grid a very wide one (width 62, 1/B = 6e4); the bilateral
+ * grid's blur_x a 4-D stage (planes = z x i), its rgb_to_yuv a 2-variable stage over a 3-D
+ * image (planes beyond the stage's variables). */
 static void test_gpu_gauss(void)
 {
     static const char *const cases[][2] = {
@@ -196,6 +198,8 @@ static void test_gpu_gauss(void)
                           "loop_temp channels 1\n" },
         { "bilateral_filter", "loop_pixels grid 2 2 reconstruct store gaussian 0.8\n" },
         { "blur", "loop_output grid 5 3 1 reconstruct store gaussian 16\n" },
+        { "bilateral_grid", "blur_x_loop grid 2 2 1 1 reconstruct store gaussian 1\n"
+                            "rgb_to_yuv grid 2 1 reconstruct store gaussian 2\n" },
     };
     static const char *const modes[] = { "tiled", "tiled:5", "rows" };
     for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
