@@ -36,7 +36,6 @@
 #include "base/gauss.h"
 #include "reconstruct/runtime.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +46,7 @@
 typedef struct gg {
     lower_ctx *c;
     ir_func *f;
-    lower_gpu_view_t v;
+    lower_view v;
     ir_expr *np;      /* view planes beyond the mask plane */
     ir_buffer *G;     /* n0 x n1 x (1 + np) */
     int sx, sy;

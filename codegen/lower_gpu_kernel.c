@@ -36,7 +36,7 @@ ir_stmt *lower_gpu_kernel(lower_ctx *c, const lower_gpu_range *r, ir_stmt *body)
     return s;
 }
 
-void lower_gpu_view(lower_gpu_view_t *v, lower_ctx *c, const pf_stage *st, const lower_lattice *L,
+void lower_gpu_view(lower_view *v, lower_ctx *c, const pf_stage *st, const lower_lattice *L,
                     ir_buffer *img)
 {
     v->img = img;
@@ -49,7 +49,7 @@ void lower_gpu_view(lower_gpu_view_t *v, lower_ctx *c, const pf_stage *st, const
     }
 }
 
-void lower_gpu_view_index(ir_func *f, const lower_gpu_view_t *v, ir_expr *const *j, ir_expr **i)
+void lower_gpu_view_index(ir_func *f, const lower_view *v, ir_expr *const *j, ir_expr **i)
 {
     for (int d = 0; d < v->nd; d++)
         i[d] = v->lo[d] ? irf_bin(f, IR_ADD, v->lo[d], irf_bin(f, IR_MUL, j[d], v->step[d]))
@@ -69,7 +69,7 @@ bool lower_copy_channels_gpu(lower_ctx *c, const pf_stage *st, const lower_latti
     if (!pf_plan_has_gpu(c->plan) || c->region || img->ndims != 3 || st->n_vars != 3 ||
         ref->ndims != 3 || img->window || ref->window)
         return false;
-    lower_gpu_view_t v;
+    lower_view v;
     lower_gpu_view(&v, c, st, L, img);
     ir_var *x = ir_var_new(f, "cx", IR_I32, IR_VAR_LOOP), *y = ir_var_new(f, "cy", IR_I32,
                                                                        IR_VAR_LOOP);

@@ -120,14 +120,14 @@ typedef struct lower_gpu_range {
 ir_stmt *lower_gpu_kernel(lower_ctx *c, const lower_gpu_range *r, ir_stmt *body);
 /* A stage's lattice view of its image: view index j along d is image index lo[d] + j * step[d]
  * (lo NULL: j), j in [0, n[d]), as the stage runtime gets it (reconstruct/stage_rt.h). */
-typedef struct lower_gpu_view_t {
+typedef struct lower_view {
     ir_buffer *img;
     int nd;
     ir_expr *lo[IR_MAX_DIMS], *step[IR_MAX_DIMS], *n[IR_MAX_DIMS];
-} lower_gpu_view_t;
-void lower_gpu_view(lower_gpu_view_t *v, lower_ctx *c, const pf_stage *st, const lower_lattice *L,
+} lower_view;
+void lower_gpu_view(lower_view *v, lower_ctx *c, const pf_stage *st, const lower_lattice *L,
                     ir_buffer *img);
-void lower_gpu_view_index(ir_func *f, const lower_gpu_view_t *v, ir_expr *const *j, ir_expr **i);
+void lower_gpu_view_index(ir_func *f, const lower_view *v, ir_expr *const *j, ir_expr **i);
 /* Channel subsampling's copy as a kernel, on a plan for a GPU; false when it does not apply
  * (the caller emits the runtime call). */
 bool lower_copy_channels_gpu(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
