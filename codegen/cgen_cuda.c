@@ -27,7 +27,7 @@ typedef struct hgen {
 
 static const char *ctype(ir_type t)
 {
-    static const char *names[] = { "bool", "int32_t", "int64_t", "float" };
+    static const char *names[] = { "bool", "int32_t", "int64_t", "float", "double" };
     return names[t];
 }
 
@@ -226,6 +226,10 @@ static void fill_slots(hgen *g, const pf_gpu_kernel *k)
     static const char *setter[] = { "bool", "i32", "i64", "f32" };
     for (int i = 0; i < k->n_var_params; i++) {
         const ir_var *v = g->known[k->var_params[i]];
+        if (k->var_types[i] == IR_F64) {  /* as gpu_device.c: only kernels make f64 values */
+            refuse(g, "CUDA export: %s takes an f64 host value", k->name);
+            return;
+        }
         if (!v) {
             char what[64];
             snprintf(what, sizeof what, "variable %d", k->var_params[i]);

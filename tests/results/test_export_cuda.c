@@ -351,12 +351,19 @@ static void export_and_check(const char *app, const char *schedule, const char *
     check_device_path(label, dir);
 }
 
-/* Every app's default GPU schedule, and the paper's blur variant (GPU fills). */
+/* Every app's default GPU schedule, the paper's blur variant (GPU fills) and a grid Gaussian
+ * reconstruction (the GPU's tiled recursive filter). */
 static void test_every_app(void)
 {
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
         export_and_check(apps[a], NULL, apps[a]);
     export_and_check("blur", APPS "/blur_paper.sched", "blur_paper");
+    const char *gauss = pf_test_tmp("gauss.sched");  /* the GPU's tiled Gaussian (16 launches) */
+    FILE *f = fopen(gauss, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("# perfora schedule 1\nloop_temp grid 4 1 1 reconstruct store gaussian 1\n", f);
+    fclose(f);
+    export_and_check("blur", gauss, "blur_gaussian");
 }
 
 /* The perforated variant of every app the CPU export tests (tests/export/schedules/) under
