@@ -85,11 +85,8 @@ static bool stopping(pf_tune *t)
     return true;
 }
 
-/* Waits for `pending` records; each goes to the log, the cache and fn. Returns 1 when a stop
- * was requested. */
-typedef void (*arrival_fn)(pf_tune *t, int rec, void *ctx);
-static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, const char *phase,
-                   arrival_fn fn, void *ctx, pf_error *err)
+int pf_tune_collect(pf_tune *t, pf_evaluator *ev, int pending, int generation,
+                    const char *phase, pf_tune_arrival_fn fn, void *ctx, pf_error *err)
 {
     while (pending > 0) {
         pf_eval_record rec;
@@ -103,7 +100,8 @@ static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, co
             pf_record_free(&rec);
             return -1;
         }
-        fn(t, i, ctx);
+        if (fn)
+            fn(t, i, ctx);
         pending--;
         share_frontier(t);
         report(t, generation, phase);
@@ -183,14 +181,18 @@ static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
     double t0 = pf_now_ms();
     int gen = t->ga.generation + 1, pending = 0, cached = 0;
     pf_tune_model_prepare(t, gen);
-    int n = pf_ga_propose(&t->ga);
-    pf_strmap index;
-    pf_strmap_init(&index);
-    int rc = submit_generation(t, ev, &index, &pending, &cached, err);
-    int fresh = pending;
-    if (rc == 0)
-        rc = collect(t, ev, pending, gen, "search", measured, &index, err);
-    pf_strmap_free(&index);
+    int n = pf_ga_propose(&t->ga), fresh = 0, rc;
+    if (t->cfg.eval.low_width > 0) {
+        rc = pf_tune_fidelity_generation(t, ev, gen, &fresh, &cached, err);
+    } else {
+        pf_strmap index;
+        pf_strmap_init(&index);
+        rc = submit_generation(t, ev, &index, &pending, &cached, err);
+        fresh = pending;
+        if (rc == 0)
+            rc = pf_tune_collect(t, ev, pending, gen, "search", measured, &index, err);
+        pf_strmap_free(&index);
+    }
     if (rc != 0)
         return rc;
     pf_ga_commit(&t->ga);
@@ -234,7 +236,7 @@ static int measure_test(pf_tune *t, pf_evaluator *ev, test_ctx *c, pf_error *err
     }
     pf_tune_log(t, "re-measuring the %d training-frontier variants on the test split (%d new)",
                 c->n, pending);
-    return collect(t, ev, pending, -1, "test", tested, c, err);
+    return pf_tune_collect(t, ev, pending, -1, "test", tested, c, err);
 }
 
 static void confirmed(pf_tune *t, int rec, void *ctx)
@@ -268,7 +270,7 @@ static int confirm_rounds(pf_tune *t, pf_evaluator *ev, pf_error *err)
             return 0;
         pf_tune_log(t, "confirmation round %d/%d: measuring again %d of the %d training-frontier "
                     "variants", round, t->cfg.confirm, pending, n);
-        int rc = collect(t, ev, pending, PF_GEN_CONFIRM, "confirm", confirmed, NULL, err);
+        int rc = pf_tune_collect(t, ev, pending, PF_GEN_CONFIRM, "confirm", confirmed, NULL, err);
         if (rc != 0)
             return rc;
     }
