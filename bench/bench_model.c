@@ -88,40 +88,13 @@ typedef struct per_gen {
     double rho[4096], spread[4096], bias[4096];
 } per_gen;
 
-static double quartile_range(const double *v, int n)
-{
-    double *w = pf_xmalloc(sizeof *w * (size_t)(n + 1));
-    for (int i = 0; i < n; i++)
-        w[i] = log(v[i]);
-    double lo = NAN, hi = NAN;
-    /* the medians of the lower and upper halves */
-    double med = pf_fit_median(w, n);
-    int a = 0, b = 0;
-    double *l = pf_xmalloc(sizeof *l * 2 * (size_t)(n + 1)), *u = l + n;
-    for (int i = 0; i < n; i++) {
-        if (w[i] <= med)
-            l[a++] = w[i];
-        if (w[i] >= med)
-            u[b++] = w[i];
-    }
-    lo = pf_fit_median(l, a);
-    hi = pf_fit_median(u, b);
-    free(l);
-    free(w);
-    return hi - lo;
-}
-
 static void generation_figures(const double *pt, const double *mt, int n, per_gen *pg)
 {
     if (n < 5 || pg->n == 4096)
         return;
-    double *r = pf_xmalloc(sizeof *r * (size_t)(n + 1));
-    for (int i = 0; i < n; i++)
-        r[i] = log(mt[i] / pt[i]);
     pg->rho[pg->n] = pf_spearman(pt, mt, n);
-    pg->spread[pg->n] = quartile_range(mt, n);
-    pg->bias[pg->n++] = pf_fit_median(r, n);
-    free(r);
+    pg->spread[pg->n] = pf_fit_log_iqr(mt, n);
+    pg->bias[pg->n++] = pf_fit_log_bias(pt, mt, n);
 }
 
 static void print_per_gen(const char *run, const char *how, per_gen *pg)
