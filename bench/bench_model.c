@@ -7,7 +7,11 @@
  * For each: Spearman's rank correlation and the median and mean relative error of time and of
  * error (error: held-out candidates whose set of genes had not been measured, with measured
  * error >= 0.1 Lab; the others are looked up, not predicted), and the share of held-out
- * candidates whose genes were measured together before (exact lookups).
+ * candidates whose genes were measured together before (exact lookups). Per generation of the
+ * ahead protocol (and, for a guided run, of the predictions its records carry, made before each
+ * child was measured): the median Spearman, the spread of the measured times (IQR of log time)
+ * and the bias (median log(measured / predicted)), which tell a narrow range of children from
+ * a worse model.
  * Usage: bench_model RUN [RUN ...]   (run directories of perfora tune; nothing is timed) */
 #include "base/arena.h"
 #include "base/fileio.h"

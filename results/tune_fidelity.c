@@ -108,6 +108,12 @@ json_object *pf_tune_fidelity_summary(const pf_tune *t)
 
 /* ---- a generation ---- */
 
+/* Records arrive into the cache; the GA hears of them once both fidelities are in (tell_ga). */
+static void arrived(pf_tune *t, int rec, void *ctx)
+{
+    (void)t, (void)rec, (void)ctx;
+}
+
 /* Submits the generation's unmeasured children in `set` (those with want[i], when given) that
  * the set's cache does not hold; returns the count, or -1. */
 static int submit(pf_tune *t, pf_evaluator *ev, pf_image_set set, const bool *want, int *cached,
@@ -199,7 +205,7 @@ int pf_tune_fidelity_generation(pf_tune *t, pf_evaluator *ev, int gen, int *fres
     if (pending < 0)
         return -1;
     *fresh = pending;
-    int rc = pf_tune_collect(t, ev, pending, gen, "search", NULL, NULL, err);
+    int rc = pf_tune_collect(t, ev, pending, gen, "search", arrived, NULL, err);
     if (rc != 0)
         return rc;
     bool *want = pf_xcalloc((size_t)t->ga.n_next + 1, sizeof *want);
@@ -209,7 +215,7 @@ int pf_tune_fidelity_generation(pf_tune *t, pf_evaluator *ev, int gen, int *fres
     free(want);
     if (pending < 0)
         return -1;
-    rc = pf_tune_collect(t, ev, pending, gen, "search", NULL, NULL, err);
+    rc = pf_tune_collect(t, ev, pending, gen, "search", arrived, NULL, err);
     if (rc != 0)
         return rc;
     pf_fidelity_relation rel;

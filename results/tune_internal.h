@@ -88,8 +88,8 @@ int pf_tune_fidelity_generation(pf_tune *t, pf_evaluator *ev, int generation, in
 /* summary.json's "fidelity" (NULL when off): resolutions, counts and the measured relation. */
 struct json_object *pf_tune_fidelity_summary(const pf_tune *t);
 
-/* Waits for `pending` records; each goes to the log, the cache and fn (tune_run.c). Returns 0,
- * 1 when a stop was requested, -1. */
+/* Waits for `pending` records; each goes to the log, the cache and fn (tune_run.c's collect).
+ * Returns 0, 1 when a stop was requested, -1. */
 typedef void (*pf_tune_arrival_fn)(pf_tune *t, int rec, void *ctx);
 int pf_tune_collect(pf_tune *t, pf_evaluator *ev, int pending, int generation,
                     const char *phase, pf_tune_arrival_fn fn, void *ctx, pf_error *err);

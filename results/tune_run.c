@@ -85,8 +85,11 @@ static bool stopping(pf_tune *t)
     return true;
 }
 
-int pf_tune_collect(pf_tune *t, pf_evaluator *ev, int pending, int generation,
-                    const char *phase, pf_tune_arrival_fn fn, void *ctx, pf_error *err)
+/* Waits for `pending` records; each goes to the log, the cache and fn. Returns 1 when a stop
+ * was requested. */
+typedef void (*arrival_fn)(pf_tune *t, int rec, void *ctx);
+static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, const char *phase,
+                   arrival_fn fn, void *ctx, pf_error *err)
 {
     while (pending > 0) {
         pf_eval_record rec;
@@ -100,8 +103,7 @@ int pf_tune_collect(pf_tune *t, pf_evaluator *ev, int pending, int generation,
             pf_record_free(&rec);
             return -1;
         }
-        if (fn)
-            fn(t, i, ctx);
+        fn(t, i, ctx);
         pending--;
         share_frontier(t);
         report(t, generation, phase);
@@ -109,6 +111,12 @@ int pf_tune_collect(pf_tune *t, pf_evaluator *ev, int pending, int generation,
             return 1;
     }
     return 0;
+}
+
+int pf_tune_collect(pf_tune *t, pf_evaluator *ev, int pending, int generation,
+                    const char *phase, pf_tune_arrival_fn fn, void *ctx, pf_error *err)
+{
+    return collect(t, ev, pending, generation, phase, fn, ctx, err);
 }
 
 /* ---- one generation ---- */
@@ -190,7 +198,7 @@ static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
         rc = submit_generation(t, ev, &index, &pending, &cached, err);
         fresh = pending;
         if (rc == 0)
-            rc = pf_tune_collect(t, ev, pending, gen, "search", measured, &index, err);
+            rc = collect(t, ev, pending, gen, "search", measured, &index, err);
         pf_strmap_free(&index);
     }
     if (rc != 0)
@@ -236,7 +244,7 @@ static int measure_test(pf_tune *t, pf_evaluator *ev, test_ctx *c, pf_error *err
     }
     pf_tune_log(t, "re-measuring the %d training-frontier variants on the test split (%d new)",
                 c->n, pending);
-    return pf_tune_collect(t, ev, pending, -1, "test", tested, c, err);
+    return collect(t, ev, pending, -1, "test", tested, c, err);
 }
 
 static void confirmed(pf_tune *t, int rec, void *ctx)
@@ -270,7 +278,7 @@ static int confirm_rounds(pf_tune *t, pf_evaluator *ev, pf_error *err)
             return 0;
         pf_tune_log(t, "confirmation round %d/%d: measuring again %d of the %d training-frontier "
                     "variants", round, t->cfg.confirm, pending, n);
-        int rc = pf_tune_collect(t, ev, pending, PF_GEN_CONFIRM, "confirm", confirmed, NULL, err);
+        int rc = collect(t, ev, pending, PF_GEN_CONFIRM, "confirm", confirmed, NULL, err);
         if (rc != 0)
             return rc;
     }
