@@ -399,7 +399,9 @@ static void print_intro(const bench_args *a)
            "at random", a->population, a->seed, a->seed + (unsigned long long)a->seeds - 1,
            a->width, a->height, a->jobs, a->threads,
            a->threads == 1 ? "" : "s (0: all cores)", a->generations, a->measure,
-           guided_generations(a), "a fifth of the GA's measurements", a->generations,
+           guided_generations(a),
+           a->guided_generations > 0 ? "as given" : "a fifth of the GA's measurements",
+           a->generations,
            a->population - (int)floor(0.3 * a->population), a->pool, 100 * a->explore);
     if (a->low_width > 0)
         printf("; fidelity (the GA's generations) and guided+fid (the guided search's): every "
