@@ -3,6 +3,7 @@
  * evaluator: a frontier made only of full-resolution measurements, a relation that follows the
  * evaluator (not assumed), and a run killed mid-generation that resumes to the same end. */
 #include "base/fileio.h"
+#include "cluster/pool.h"
 #include "perforate/schedule.h"
 #include "results/rundir.h"
 #include "results/tune.h"
@@ -278,6 +279,54 @@ static void test_resume_matches_uninterrupted(void)
     pf_tune_config_free(&cfg);
 }
 
+/* Real workers (a pool of one) measure the low-fidelity set on the low-resolution training
+ * images and the promoted children at the run's resolution: the records say which images. */
+static void test_real_pool_measures_both_resolutions(void)
+{
+    const char *dir = pf_test_tmp("fidelity-real");
+    pf_tune_config cfg;
+    fidelity_config(&cfg);
+    cfg.ga.population = 3;
+    cfg.ga.generations = 2;
+    cfg.fidelity.explore = 1;  /* every valid child promoted: both sets measured */
+    cfg.confirm = 0;
+    cfg.test = false;
+    pf_error err;
+    pf_tune *t = pf_tune_create(dir, &cfg, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
+    pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+    CU_ASSERT_EQUAL(pf_tune_run(t, ev, NULL, &err), 0);
+    pf_evaluator_destroy(ev);
+    pf_tune_free(t);
+    pf_strmap low, full;
+    int n_low, n_full;
+    measured_sets(dir, &low, &full, &n_low, &n_full);
+    CU_ASSERT(n_low >= 3);
+    CU_ASSERT_EQUAL(n_full, n_low);  /* explore 1: all promoted (all valid here) */
+    char *text = file_of(dir, PF_RUN_EVALUATIONS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        pf_eval_record r;
+        CU_ASSERT_EQUAL_FATAL(pf_record_from_json(line, &r, NULL), 0);
+        CU_ASSERT(r.valid);
+        CU_ASSERT_EQUAL(r.n_images, 1);
+        /* the low set timed briefly (one sample), the full one as configured */
+        CU_ASSERT(r.set != PF_SET_LOW || (!r.full_timing && r.images[0].samples == 1));
+        pf_record_free(&r);
+    }
+    free(text);
+    char *config = file_of(dir, PF_RUN_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(config, "_256x192.png"));  /* low_images */
+    CU_ASSERT_PTR_NOT_NULL(strstr(config, "_820x614.png"));  /* train_images */
+    free(config);
+    pf_strmap_free(&low);
+    pf_strmap_free(&full);
+    pf_tune_config_free(&cfg);
+}
+
 PF_TEST_SUITE(search_fidelity, PF_TEST(test_promotion_rule), PF_TEST(test_promotion_draw),
               PF_TEST(test_relation), PF_TEST(test_frontier_is_full_resolution),
-              PF_TEST(test_relation_is_measured), PF_TEST(test_resume_matches_uninterrupted))
+              PF_TEST(test_relation_is_measured), PF_TEST(test_resume_matches_uninterrupted),
+              PF_TEST(test_real_pool_measures_both_resolutions))
