@@ -291,6 +291,7 @@ static void test_real_pool_measures_both_resolutions(void)
     cfg.fidelity.explore = 1;  /* every valid child promoted: both sets measured */
     cfg.confirm = 0;
     cfg.test = false;
+    cfg.eval.timeout_min_ms = 600000;  /* a loaded machine or a sanitizer build is slow */
     pf_error err;
     pf_tune *t = pf_tune_create(dir, &cfg, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
@@ -310,6 +311,8 @@ static void test_real_pool_measures_both_resolutions(void)
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         pf_eval_record r;
         CU_ASSERT_EQUAL_FATAL(pf_record_from_json(line, &r, NULL), 0);
+        if (!r.valid)
+            fprintf(stderr, "invalid %s record: %s\n", pf_image_set_name(r.set), r.reason);
         CU_ASSERT(r.valid);
         CU_ASSERT_EQUAL(r.n_images, 1);
         /* the low set timed briefly (one sample), the full one as configured */
