@@ -18,6 +18,7 @@
 #include "search/evaluate.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,27 @@ static void print_table(const cand *c, int n)
            "image)\n");
 }
 
-/* The --also schedule (the last candidate) against the frontier, on the mean of both passes. */
+/* Whether two schedule texts have the same lines once comments are left out. */
+static bool same_genes(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == '#' || *a == '\n')
+            a += *a == '\n' ? 1 : strcspn(a, "\n");
+        while (*b == '#' || *b == '\n')
+            b += *b == '\n' ? 1 : strcspn(b, "\n");
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        if (la != lb || strncmp(a, b, la) != 0)
+            return false;
+        if (!a[la])
+            return !b[lb];
+        a += la;
+        b += lb;
+    }
+}
+
+/* The --also schedule (the last candidate) against the frontier, on the mean of both passes.
+ * A frontier variant that is the same schedule is said so: the two are one variant measured
+ * twice, and their difference is the timing's noise. */
 static void dominance(const cand *c, int n)
 {
     const cand *x = &c[n - 1];
@@ -202,8 +223,9 @@ static void dominance(const cand *c, int n)
     if (best < 0)
         printf("none: not dominated\n");
     else
-        printf("#%d, %.2fx at error %.3f: %s\n", best, 1 / tb, c[best].error,
-               tb <= tx ? "dominates" : "does not dominate");
+        printf("#%d, %.2fx at error %.3f: %s%s\n", best, 1 / tb, c[best].error,
+               tb <= tx ? "dominates" : "does not dominate",
+               same_genes(c[best].schedule, x->schedule) ? " (the same schedule: a tie)" : "");
 }
 
 static int run_bench(const args *a, pf_error *err)

@@ -79,6 +79,7 @@ static const char tune_usage[] =
     "  --no-test             do not re-measure the frontier on the test split\n"
     "  --confirm N           rounds of re-measuring the training frontier at the end (3; 0:\n"
     "                        none; docs/search.md §5)\n"
+    "  --confirm-samples N   timing samples per image of a confirmation (15)\n"
     "  --no-extra-metrics    skip PSNR and SSIM (the Lab error alone is cheaper)\n"
     "  --quiet               no progress line\n"
     "SIGTERM or SIGINT stops the run (exit status 3; --resume goes on).\n";
@@ -259,6 +260,8 @@ static int parse_option(tune_args *a, const char *s, const char *v)
         return number(s, v, 1e-6, 1e6, &a->cfg.max_error);
     else if (strcmp(s, "--confirm") == 0)
         return integer(s, v, 0, 100, &a->cfg.confirm);
+    else if (strcmp(s, "--confirm-samples") == 0)
+        return integer(s, v, 1, 1000, &a->cfg.confirm_samples);
     else if (strcmp(s, "--watchdog-s") == 0) {
         double d = 0;
         rc = number(s, v, 1, 1e7, &d);

@@ -22,6 +22,7 @@ typedef struct job {
     long id;
     pf_image_set set;
     char *schedule;
+    int samples;           /* timing samples per image (0: the config's) */
 } job;
 
 /* LOST: silent past its deadline (dead or hung); FAILED: it said it cannot evaluate, and
@@ -57,6 +58,7 @@ typedef struct master {
     int d_n, d_cap;
     pf_front_point *front;
     int n_front;
+    int samples;           /* of the candidates submitted from now on (0: the config's) */
     char **notes;          /* log lines not yet taken */
     int n_notes, notes_taken;
     char *note_out;
@@ -144,7 +146,8 @@ static int dispatch_to(master *p, int r, pf_error *err)
 {
     worker *w = &p->w[r];
     job j = queue_pop(p);
-    json_object *q = pf_pool_request_json(j.id, j.set, j.schedule, p->front, p->n_front);
+    json_object *q = pf_pool_request_json(j.id, j.set, j.schedule, p->front, p->n_front,
+                                          j.samples);
     const char *s = json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN);
     if (w->send_buf) {  /* its previous request was received (it answered): no wait */
         MPI_Wait(&w->send, MPI_STATUS_IGNORE);
@@ -343,13 +346,18 @@ static int master_submit(pf_evaluator *ev, long id, pf_image_set set, const char
                          pf_error *err)
 {
     master *p = (master *)ev;
-    queue_push(p, (job){ id, set, pf_xstrdup(schedule) }, false);
+    queue_push(p, (job){ id, set, pf_xstrdup(schedule), p->samples }, false);
     return dispatch_all(p, err);
 }
 
 static const char *master_describe(pf_evaluator *ev)
 {
     return ((master *)ev)->description;
+}
+
+static void master_set_samples(pf_evaluator *ev, int samples)
+{
+    ((master *)ev)->samples = samples;
 }
 
 static void master_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n)
@@ -475,6 +483,7 @@ static const pf_evaluator_ops master_ops = { .submit = master_submit, .wait = ma
                                              .describe = master_describe,
                                              .destroy = master_destroy,
                                              .set_frontier = master_set_frontier,
+                                             .set_samples = master_set_samples,
                                              .load = master_load, .note = master_note };
 
 int pf_mpi_master_close(pf_evaluator *ev)

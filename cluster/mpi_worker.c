@@ -176,6 +176,7 @@ static int serve(relay *r, const char *request, pf_error *err)
         instant_record(&q, &rec);
     } else {
         pf_evaluator_set_frontier(r->pool, q.front, q.n_front);
+        pf_evaluator_set_samples(r->pool, q.samples);
         rc = pf_evaluator_submit(r->pool, q.id, q.set, q.schedule, err) == 0
                  ? await_record(r, &rec, err) : -1;
     }

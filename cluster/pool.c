@@ -25,6 +25,7 @@ typedef struct job {
     long id;
     pf_image_set set;
     char *schedule;
+    int samples;           /* timing samples per image (0: the config's) */
 } job;
 
 typedef struct worker {
@@ -45,6 +46,7 @@ typedef struct pool {
     char host[256];
     pf_front_point *front; /* sent with every request */
     int n_front;
+    int samples;           /* of the candidates submitted from now on (0: the config's) */
     worker *w;
     job *queue;            /* FIFO of submitted, not yet dispatched candidates */
     int q_head, q_n, q_cap;
@@ -251,7 +253,8 @@ static int dispatch(pool *p, int i, pf_error *err)
     worker *w = &p->w[i];
     job j = p->queue[p->q_head++];
     p->q_n--;
-    json_object *q = pf_pool_request_json(j.id, j.set, j.schedule, p->front, p->n_front);
+    json_object *q = pf_pool_request_json(j.id, j.set, j.schedule, p->front, p->n_front,
+                                          j.samples);
     const char *s = json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN);
     w->busy = true;
     w->job = j;
@@ -359,13 +362,18 @@ static int pool_submit(pf_evaluator *ev, long id, pf_image_set set, const char *
             p->queue = pf_xrealloc(p->queue, sizeof *p->queue * (size_t)p->q_cap);
         }
     }
-    p->queue[p->q_head + p->q_n++] = (job){ id, set, pf_xstrdup(schedule) };
+    p->queue[p->q_head + p->q_n++] = (job){ id, set, pf_xstrdup(schedule), p->samples };
     return dispatch_all(p, err);
 }
 
 static const char *pool_describe(pf_evaluator *ev)
 {
     return ((pool *)ev)->description;
+}
+
+static void pool_set_samples(pf_evaluator *ev, int samples)
+{
+    ((pool *)ev)->samples = samples;
 }
 
 static void pool_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n)
@@ -417,6 +425,7 @@ static void pool_destroy(pf_evaluator *ev)
 static const pf_evaluator_ops pool_ops = { .submit = pool_submit, .wait = pool_wait,
                                            .describe = pool_describe, .destroy = pool_destroy,
                                            .set_frontier = pool_set_frontier,
+                                           .set_samples = pool_set_samples,
                                            .load = pool_load };
 
 int pf_pool_spawned(const pf_evaluator *ev)

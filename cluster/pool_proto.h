@@ -20,10 +20,11 @@ int pf_pool_send(int fd, char type, const char *payload, size_t len);
  * error or an oversized message. */
 int pf_pool_recv(int fd, char *type, char **payload, size_t *len);
 
-/* A request: {"id","set","schedule","frontier"} (json-c object; the caller puts it). */
+/* A request: {"id","set","schedule","frontier","samples"} (json-c object; the caller puts
+ * it); samples 0 (or absent): the evaluation config's. */
 struct json_object;
 struct json_object *pf_pool_request_json(long id, pf_image_set set, const char *schedule,
-                                         const pf_front_point *front, int n_front);
+                                         const pf_front_point *front, int n_front, int samples);
 /* Reads a request; *schedule and *front are malloc'd (NULL front when empty). */
 typedef struct pf_pool_request {
     long id;
@@ -31,6 +32,7 @@ typedef struct pf_pool_request {
     char *schedule;
     pf_front_point *front;
     int n_front;
+    int samples;           /* timing samples per image (0: the config's) */
 } pf_pool_request;
 int pf_pool_request_parse(const char *json, pf_pool_request *q, pf_error *err);
 void pf_pool_request_free(pf_pool_request *q);

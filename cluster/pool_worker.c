@@ -98,7 +98,7 @@ static json_object *num(double v)
 }
 
 json_object *pf_pool_request_json(long id, pf_image_set set, const char *schedule,
-                                  const pf_front_point *front, int n_front)
+                                  const pf_front_point *front, int n_front, int samples)
 {
     json_object *q = json_object_new_object();
     json_object_object_add(q, "id", json_object_new_int64(id));
@@ -112,6 +112,8 @@ json_object *pf_pool_request_json(long id, pf_image_set set, const char *schedul
         json_object_array_add(f, pt);
     }
     json_object_object_add(q, "frontier", f);
+    if (samples > 0)
+        json_object_object_add(q, "samples", json_object_new_int(samples));
     return q;
 }
 
@@ -142,6 +144,9 @@ int pf_pool_request_parse(const char *json, pf_pool_request *q, pf_error *err)
     const char *set = json_object_object_get_ex(o, "set", &v) ? json_object_get_string(v) : "";
     q->set = pf_image_set_parse(set);
     read_frontier(json_object_object_get_ex(o, "frontier", &v) ? v : NULL, q);
+    q->samples = json_object_object_get_ex(o, "samples", &v) ? json_object_get_int(v) : 0;
+    if (q->samples < 0)
+        q->samples = 0;
     json_object_put(o);
     return 0;
 }
@@ -166,6 +171,7 @@ static void serve(pf_eval_worker *w, int fd, const char *request)
         pf_record_set_invalid(&rec, "bad request: %s", err.msg);
     } else {
         pf_eval_worker_set_frontier(w, q.front, q.n_front);
+        pf_eval_worker_set_samples(w, q.samples);
         pf_eval_worker_evaluate(w, q.id, q.set, q.schedule, &rec);
     }
     pf_pool_request_free(&q);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { ACT_ALLOC, ACT_ZERO, ACT_LAUNCH } act_kind;
+typedef enum { ACT_ALLOC, ACT_ZERO, ACT_LAUNCH, ACT_RTCALL } act_kind;
 
 /* One operation of the host walk, as it ran. */
 typedef struct action {
@@ -22,6 +22,7 @@ typedef struct action {
     int kernel;           /* LAUNCH: its index, grid, block, shared memory and parameters */
     unsigned grid[3], block[3], shared;
     int first_slot, n_slots;
+    int call;             /* RTCALL: its index in calls */
 } action;
 
 struct pf_gpu_program {
@@ -46,6 +47,10 @@ struct pf_gpu_program {
     int n_acts, cap_acts;
     uint64_t *slots;     /* the launches' parameter blocks, one after the other */
     int n_slots, cap_slots;
+    pf_gpu_rtcall *calls; /* the runtime calls the host runs, as recorded */
+    int n_calls, cap_calls;
+    float **host;         /* by buffer id: a host copy for those calls, or NULL */
+    size_t *host_cap;
     int64_t (*rec_ext)[IR_MAX_DIMS];  /* the extents the recording is for */
     bool recorded;
     bool lost;           /* a kernel faulted: the context is unusable */
@@ -105,6 +110,55 @@ static int op_zero(void *ctx, const ir_buffer *b, pf_error *err)
         return pf_fail(err, "CUDA: %s is zeroed before it has device memory", b->name);
     record(p, ACT_ZERO, b->id);
     return pf_cuda_zero(p->cuda, p->dptr[b->id], p->used[b->id], err);
+}
+
+/* ---- runtime calls the host runs (masks: docs/gpu.md §5) ---- */
+
+static float *host_copy(pf_gpu_program *p, int id)
+{
+    if (p->host_cap[id] < p->used[id]) {
+        free(p->host[id]);
+        p->host[id] = pf_xmalloc(p->used[id]);
+        p->host_cap[id] = p->used[id];
+    }
+    return p->host[id];
+}
+
+/* The device's copies of what the call reads down, the call on the host, what it writes up:
+ * inside the timed region, so the kernel time includes the round trip. */
+static int rtcall_action(pf_gpu_program *p, const pf_gpu_rtcall *c, pf_error *err)
+{
+    const ir_stmt *s = c->s;
+    float *data[3] = { NULL, NULL, NULL };
+    int rc = 0;
+    for (int i = 0; i < s->n_bufs && rc == 0; i++) {
+        int id = s->bufs[i]->id;
+        if (!p->dptr[id])
+            return pf_fail(err, "CUDA: %s takes %s, which has no device memory",
+                           ir_rt_name(s->rt), s->bufs[i]->name);
+        data[i] = host_copy(p, id);
+        if (pf_gpu_rtcall_reads(s, i))
+            rc = pf_cuda_download(p->cuda, data[i], p->dptr[id], p->used[id], err);
+    }
+    if (rc == 0)
+        rc = pf_gpu_rtcall_run(c, data, err);
+    for (int i = 0; i < s->n_bufs && rc == 0; i++)
+        if (pf_gpu_rtcall_writes(s, i))
+            rc = pf_cuda_upload(p->cuda, p->dptr[s->bufs[i]->id], data[i],
+                                p->used[s->bufs[i]->id], err);
+    return rc;
+}
+
+static int op_rtcall(void *ctx, const pf_gpu_rtcall *c, pf_error *err)
+{
+    pf_gpu_program *p = ctx;
+    if (p->n_calls == p->cap_calls) {
+        p->cap_calls = p->cap_calls ? 2 * p->cap_calls : 4;
+        p->calls = pf_xrealloc(p->calls, sizeof *p->calls * (size_t)p->cap_calls);
+    }
+    p->calls[p->n_calls] = *c;
+    record(p, ACT_RTCALL, -1)->call = p->n_calls++;
+    return rtcall_action(p, c, err);
 }
 
 /* ---- launches ---- */
@@ -200,6 +254,8 @@ static int replay(pf_gpu_program *p, pf_error *err)
         const action *a = &p->acts[i];
         if (a->kind == ACT_LAUNCH)
             rc = launch_action(p, a, err);
+        else if (a->kind == ACT_RTCALL)
+            rc = rtcall_action(p, &p->calls[a->call], err);
         else if (a->kind == ACT_ZERO || a->zero)
             rc = pf_cuda_zero(p->cuda, p->dptr[a->buf], a->kind == ACT_ZERO ? p->used[a->buf]
                                                                            : a->bytes, err);
@@ -305,6 +361,8 @@ pf_gpu_program *pf_gpu_program_new(const ir_func *f, pf_gpu_module *m, pf_error 
     p->cap = pf_xcalloc(nb, sizeof *p->cap);
     p->used = pf_xcalloc(nb, sizeof *p->used);
     p->fns = pf_xcalloc((size_t)p->m.n_kernels + 1, sizeof *p->fns);
+    p->host = pf_xcalloc(nb, sizeof *p->host);
+    p->host_cap = pf_xcalloc(nb, sizeof *p->host_cap);
     p->ext = pf_xcalloc((size_t)(f->n_inputs + f->n_outputs) + 1, sizeof *p->ext);
     p->rec_ext = pf_xcalloc((size_t)(f->n_inputs + f->n_outputs) + 1, sizeof *p->rec_ext);
     int rc = (p->cuda = process_cuda(err)) ? 0 : -1;
@@ -325,8 +383,8 @@ pf_gpu_program *pf_gpu_program_new(const ir_func *f, pf_gpu_module *m, pf_error 
 static int walk(pf_gpu_program *p, pf_error *err)
 {
     size_t bytes = sizeof *p->ext * (size_t)(p->f->n_inputs + p->f->n_outputs);
-    p->n_acts = p->n_slots = 0;
-    pf_gpu_host_ops ops = { p, op_alloc, op_release, op_zero, op_launch };
+    p->n_acts = p->n_slots = p->n_calls = 0;
+    pf_gpu_host_ops ops = { p, op_alloc, op_release, op_zero, op_launch, op_rtcall };
     int rc = pf_gpu_host_run(p->f, (const int64_t(*)[IR_MAX_DIMS])p->ext, &ops, err);
     p->recorded = rc == 0;
     memcpy(p->rec_ext, p->ext, bytes);
@@ -419,6 +477,11 @@ void pf_gpu_program_free(pf_gpu_program *p)
     free(p->rec_ext);
     free(p->acts);
     free(p->slots);
+    free(p->calls);
+    for (int i = 0; i < p->f->n_buffers; i++)
+        free(p->host[i]);
+    free(p->host);
+    free(p->host_cap);
     free(p->dptr);
     free(p->cap);
     free(p->used);

@@ -336,6 +336,31 @@ static int host_loop(host *h, const ir_stmt *s)
     return h->failed ? -1 : 0;
 }
 
+static int64_t var_int(host *h, const ir_var *v)
+{
+    if (!h->known[v->id])
+        fail(h, "%s has no value on the host", v->name);
+    return h->v[v->id].i;
+}
+
+/* A runtime call the host runs: its arguments and its buffers' layout, then the device's op. */
+static int host_rtcall(host *h, const ir_stmt *s)
+{
+    pf_gpu_rtcall c = { .s = s };
+    if (s->n > PF_GPU_RTCALL_ARGS || s->n_bufs > 3)
+        return fail(h, "the runtime call %s has too many arguments", ir_rt_name(s->rt));
+    for (int i = 0; i < s->n; i++)
+        c.args[i] = eval(h, s->args[i]);
+    for (int i = 0; i < s->n_bufs; i++)
+        for (int d = 0; d < s->bufs[i]->ndims; d++) {
+            c.extent[i][d] = var_int(h, s->bufs[i]->extent[d]);
+            c.stride[i][d] = var_int(h, s->bufs[i]->stride[d]);
+        }
+    if (h->failed)
+        return -1;
+    return h->ops->rtcall(h->ops->ctx, &c, h->err) ? (h->failed = true, -1) : 0;
+}
+
 static int walk(host *h, const ir_stmt *s)
 {
     if (!s || h->failed)
@@ -359,6 +384,8 @@ static int walk(host *h, const ir_stmt *s)
     case IR_S_RTCALL:
         if (s->rt == IR_RT_ZERO_BUFFER)
             return h->ops->zero(h->ops->ctx, s->bufs[0], h->err) ? (h->failed = true, -1) : 0;
+        if (h->ops->rtcall && pf_gpu_rtcall_on_host(s))
+            return host_rtcall(h, s);
         return fail(h, "the runtime call %s (reconstruction, masks) does not run with CUDA yet",
                     ir_rt_name(s->rt));
     case IR_S_BARRIER: return fail(h, "a barrier outside a kernel");

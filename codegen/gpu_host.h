@@ -27,6 +27,27 @@ typedef struct pf_gpu_launch {
     const char *known;         /* by var id: whether the host has a value for it */
 } pf_gpu_launch;
 
+/* A stage-runtime call (reconstruct/stage_rt.h) the host runs between launches: adaptive
+ * sampling's refinement, importance sampling's mask and a reconstruction from such a mask
+ * (docs/gpu.md §5). Its statement, its scalar arguments evaluated, and its buffers' extents and
+ * strides (in elements; the device's dense layout). gpu_rtcall.c runs it on host copies. */
+#define PF_GPU_RTCALL_ARGS (3 * IR_MAX_DIMS + 12)
+typedef struct pf_gpu_rtcall {
+    const ir_stmt *s;
+    pf_gpu_value args[PF_GPU_RTCALL_ARGS];
+    int64_t extent[3][IR_MAX_DIMS], stride[3][IR_MAX_DIMS];
+} pf_gpu_rtcall;
+
+/* Whether the host runs call s (else the walk refuses it); whether the call reads (the host
+ * then needs the device's copy first) or writes (the device then needs the host's) its
+ * buffer i. */
+bool pf_gpu_rtcall_on_host(const ir_stmt *s);
+bool pf_gpu_rtcall_reads(const ir_stmt *s, int i);
+bool pf_gpu_rtcall_writes(const ir_stmt *s, int i);
+/* Runs the call on host memory: data[i] holds buffer i (s->bufs[i]) in c's layout. Returns 0,
+ * or -1 with err (the runtime's status: bad arguments, no memory, a mask without samples). */
+int pf_gpu_rtcall_run(const pf_gpu_rtcall *c, float *const *data, pf_error *err);
+
 typedef struct pf_gpu_host_ops {
     void *ctx;
     /* a whole internal image (its strides set: dense, x innermost) before its users, and after;
@@ -35,6 +56,8 @@ typedef struct pf_gpu_host_ops {
     void (*release)(void *ctx, const ir_buffer *b);
     int (*zero)(void *ctx, const ir_buffer *b, pf_error *err);
     int (*launch)(void *ctx, const pf_gpu_launch *l, pf_error *err);
+    /* a runtime call pf_gpu_rtcall_on_host accepts (NULL: refused) */
+    int (*rtcall)(void *ctx, const pf_gpu_rtcall *c, pf_error *err);
 } pf_gpu_host_ops;
 
 /* Whether s holds a block loop (a host statement around kernels; else, a loop nest without

@@ -502,6 +502,53 @@ bool ir_expr_equal(const ir_expr *a, const ir_expr *b)
     return true;
 }
 
+static bool reads_buffer(const ir_expr *e, const ir_buffer *b)
+{
+    if (!e)
+        return false;
+    if ((e->kind == IR_LOAD || e->kind == IR_INTERP) && e->buf == b)
+        return true;
+    if (e->kind == IR_INTERP && (e->interp->image == b || e->interp->ref == b))
+        return true;
+    if (reads_buffer(e->a, b) || reads_buffer(e->b, b) || reads_buffer(e->c, b))
+        return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (reads_buffer(e->args[i], b))
+            return true;
+    return false;
+}
+
+/* Whether e loads the cell store s writes. */
+static bool loads_own_cell(const ir_stmt *s, const ir_expr *e)
+{
+    if (e->kind != IR_LOAD || e->buf != s->buf || e->n_args != s->n)
+        return false;
+    for (int d = 0; d < s->n; d++)
+        if (!ir_expr_equal(e->args[d], s->idx[d]))
+            return false;
+    return true;
+}
+
+const ir_expr *ir_store_addend(const ir_stmt *s, bool *negate)
+{
+    *negate = false;
+    const ir_expr *v = s->kind == IR_S_STORE ? s->value : NULL;
+    if (!v || v->kind != IR_BIN || v->type != IR_F32 || (v->op != IR_ADD && v->op != IR_SUB))
+        return NULL;
+    const ir_expr *add = NULL;
+    if (loads_own_cell(s, v->a))
+        add = v->b;
+    else if (v->op == IR_ADD && loads_own_cell(s, v->b))
+        add = v->a;
+    if (!add || reads_buffer(add, s->buf))
+        return NULL;
+    for (int d = 0; d < s->n; d++)
+        if (reads_buffer(s->idx[d], s->buf))
+            return NULL;
+    *negate = v->op == IR_SUB;
+    return add;
+}
+
 bool ir_expr_uses_var(const ir_expr *e, const ir_var *v)
 {
     if (!e)

@@ -213,6 +213,11 @@ struct ir_stmt {
     ir_buffer *buf;          /* STORE, ALLOC */
     uint8_t check_mask;      /* STORE: dimensions whose index may be outside (write dropped) */
     bool scatter;            /* STORE: not the iteration's own pixel (loop must stay serial) */
+    bool atomic;             /* STORE of buf[idx] = buf[idx] + v (or - v; ir_store_addend) in a
+                                stage whose writes are all such adds (perforate/exec_atomic.c):
+                                its iterations may run concurrently when the read-modify-write
+                                is one atomic add (GPU loops: atomicrmw fadd). Run serially it is
+                                the plain store, so every other pass and backend ignores it */
     bool stream;             /* STORE: written once and not read soon: a vector store skips the
                               * cache (non-temporal) where its address is vector-aligned */
     bool zero;               /* ALLOC: the buffer must start zeroed */
@@ -323,6 +328,10 @@ bool ir_is_const(const ir_expr *e, int64_t *ival);  /* integer/bool constants */
 bool ir_is_const_f(const ir_expr *e, float *fval);
 bool ir_expr_equal(const ir_expr *a, const ir_expr *b);  /* structural */
 bool ir_expr_uses_var(const ir_expr *e, const ir_var *v);
+/* The addend v of a store of buf[idx] = buf[idx] + v (either side), v + buf[idx], or
+ * buf[idx] - v (*negate set), the load at the store's own indices with v reading nothing of
+ * buf; NULL for any other store. */
+const ir_expr *ir_store_addend(const ir_stmt *s, bool *negate);
 /* Whether loop s must count in 64 bits: its bounds are i64, or var + step may pass 2^31 - 1
  * (a step other than 1, unless the bounds are constants that rule it out). */
 bool ir_for_counts_wide(const ir_stmt *s);

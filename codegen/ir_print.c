@@ -146,7 +146,8 @@ static void print_store(const ir_stmt *s, pf_strbuf *out)
     pf_sb_putc(out, ']');
     if (s->check_mask)
         pf_sb_printf(out, "{checked:%x}", s->check_mask);
-    pf_sb_printf(out, "%s%s = ", s->scatter ? "{scatter}" : "", s->stream ? "{stream}" : "");
+    pf_sb_printf(out, "%s%s%s = ", s->scatter ? "{scatter}" : "", s->atomic ? "{atomic}" : "",
+                 s->stream ? "{stream}" : "");
     ir_print_expr(s->value, out);
     pf_sb_puts(out, ";\n");
 }

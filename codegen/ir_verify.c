@@ -14,6 +14,7 @@ typedef struct verifier {
     char *defined;       /* lets defined somewhere already (by var id) */
     char *buf_live;      /* by buffer id */
     int parallel_depth;  /* inside a non-serial loop */
+    int cpu_parallel_depth;  /* inside a parallel (not banded) or vectorized CPU loop */
     unsigned gpu_blocks;  /* GPU block dimensions of the enclosing block loops (bit per dim) */
     unsigned gpu_threads; /* GPU thread dimensions of the enclosing thread loops */
     int gpu_block_threads;  /* product of the enclosing thread loops' widths */
@@ -203,7 +204,9 @@ static int check_for(verifier *v, const ir_stmt *s)
     int par = (s->loop_kind == IR_LOOP_PARALLEL && !s->banded) ||
               s->loop_kind == IR_LOOP_VECTORIZED || block_bit || thread_bit;
     int threads = thread_bit ? s->width : 1;
+    int cpu_par = par && !block_bit && !thread_bit;
     v->parallel_depth += par;
+    v->cpu_parallel_depth += cpu_par;
     v->gpu_blocks |= block_bit;
     v->gpu_threads |= thread_bit;
     v->gpu_block_threads *= threads;
@@ -212,6 +215,7 @@ static int check_for(verifier *v, const ir_stmt *s)
     v->gpu_blocks &= ~block_bit;
     v->gpu_threads &= ~thread_bit;
     v->parallel_depth -= par;
+    v->cpu_parallel_depth -= cpu_par;
     v->in_scope[s->var->id] = 0;
     return rc;
 }
@@ -224,7 +228,12 @@ static int check_store(verifier *v, const ir_stmt *s)
         return fail(v, "store to input %s", s->buf->name);
     if (s->n != s->buf->ndims)
         return fail(v, "store to %s with %d indices", s->buf->name, s->n);
-    if (s->scatter && v->parallel_depth)
+    bool negate;
+    if (s->atomic && !ir_store_addend(s, &negate))
+        return fail(v, "atomic store to %s is not %s[i] = %s[i] + v", s->buf->name,
+                    s->buf->name, s->buf->name);
+    /* an atomic add may run concurrently on the GPU; on the CPU it is a plain store */
+    if (s->scatter && (v->cpu_parallel_depth || (v->parallel_depth && !s->atomic)))
         return fail(v, "scatter store to %s inside a parallel or vectorized loop", s->buf->name);
     if (check_args(v, s->idx, s->n, IR_I32) || check_expr(v, s->value))
         return -1;

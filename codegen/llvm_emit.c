@@ -59,12 +59,35 @@ static void em_sort(emit *e, const ir_stmt *s)
                   args, EM_MEMORY_ARGS);
 }
 
+/* v into the element at p: a plain store, or in a GPU kernel an atomic store's addend added
+ * with one atomic read-modify-write (the cell's other adders may run concurrently; the
+ * result is unused, so PTX gets a `red.add.f32`). */
+static void em_store_at(emit *e, const ir_stmt *s, LLVMValueRef v, LLVMValueRef p)
+{
+    if (s->atomic && e->gpu)
+        LLVMBuildAtomicRMW(e->b, LLVMAtomicRMWBinOpFAdd, p, v, LLVMAtomicOrderingMonotonic, 0);
+    else
+        LLVMBuildStore(e->b, v, p);
+}
+
+/* What a store writes: its value, or in a GPU kernel an atomic store's addend (negated for a
+ * subtraction: a - v and a + (-v) are the same IEEE result). */
+static LLVMValueRef em_store_value(emit *e, const ir_stmt *s)
+{
+    bool negate;
+    const ir_expr *add = s->atomic && e->gpu ? ir_store_addend(s, &negate) : NULL;
+    if (!add)
+        return em_expr(e, s->value);
+    LLVMValueRef v = em_expr(e, add);
+    return negate ? LLVMBuildFNeg(e->b, v, "") : v;
+}
+
 static void em_store(emit *e, const ir_stmt *s)
 {
     const ir_buffer *buf = s->buf;
-    LLVMValueRef v = em_expr(e, s->value);
+    LLVMValueRef v = em_store_value(e, s);
     if (!s->check_mask) {
-        LLVMBuildStore(e->b, v, em_inside_ptr(e, buf, s->idx));
+        em_store_at(e, s, v, em_inside_ptr(e, buf, s->idx));
         return;
     }
     LLVMValueRef idx[IR_MAX_DIMS], ok = NULL;
@@ -79,7 +102,7 @@ static void em_store(emit *e, const ir_stmt *s)
     LLVMBasicBlockRef st = new_block(e, "store"), done = new_block(e, "stored");
     LLVMBuildCondBr(e->b, ok, st, done);
     LLVMPositionBuilderAtEnd(e->b, st);
-    LLVMBuildStore(e->b, v, em_element_ptr(e, buf, idx));
+    em_store_at(e, s, v, em_element_ptr(e, buf, idx));
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, done);
 }

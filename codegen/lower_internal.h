@@ -116,6 +116,9 @@ lower_tile_fill *lower_tile_fill_begin(lower_ctx *c, const pf_stage *st, const l
 ir_buffer *lower_tile_fill_samples(const lower_tile_fill *T);
 ir_stmt *lower_tile_fill_wrap(lower_tile_fill *T, ir_var *const *vars, ir_var *xo, ir_var *yo,
                          ir_stmt *samples);
+/* lower_mask.c: adaptive sampling's coarse mask (2 at the coarse samples of the n1 x n2 plane,
+ * 0 elsewhere: pf_srt_adaptive_coarse) as a GPU kernel, for a stage on the GPU. */
+ir_stmt *lower_gpu_coarse_mask(lower_ctx *c, ir_buffer *mask, ir_expr *n1, ir_expr *n2, int k);
 /* lower_at.c: compute-at producers inside a consumer's tile, and their restricted loops. */
 typedef struct lower_tile {
     ir_expr *lo[2], *hi[2];  /* the consumer's x, y range in the tile, [lo, hi); NULL: all */

@@ -531,6 +531,19 @@ static ir_stmt *nest_pass(lower_ctx *c, nest_spec *ns, ir_var **vars, int pass)
     return build_nest(c, ns, vars);
 }
 
+/* Adaptive sampling's first mask: a kernel for a stage on the GPU (the CUDA host would build
+ * and upload it each call), else the runtime's. */
+static ir_stmt *coarse_mask(lower_ctx *c, const pf_stage *st, ir_buffer *mask, ir_expr *n1,
+                            ir_expr *n2, int k)
+{
+    if (lower_exec(c, st->index)->gpu)
+        return lower_gpu_coarse_mask(c, mask, n1, n2, k);
+    ir_expr *args[3] = { n1, n2, ir_const_i32(c->f, k) };
+    ir_stmt *s = ir_rtcall(c->f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args);
+    s->serial_why = IR_SERIAL_ADAPTIVE;
+    return s;
+}
+
 /* Adaptive: coarse pass, refinement, fine pass, reconstruction; importance: mask, one pass,
  * reconstruction. Both run inside the allocation of their mask planes. */
 static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *img)
@@ -545,10 +558,7 @@ static void lower_masked(lower_ctx *c, nest_spec *ns, ir_var **vars, ir_buffer *
     c->out = &body;
     ir_expr *n2 = st->n_vars > 1 ? L->n[1] : ir_const_i32(f, 1);
     if (a->sample == PF_SAMPLE_ADAPTIVE) {
-        ir_expr *args[3] = { L->n[0], n2, ir_const_i32(f, a->k) };
-        ir_stmt *coarse = ir_rtcall(f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args);
-        coarse->serial_why = IR_SERIAL_ADAPTIVE;
-        lower_emit(c, coarse);
+        lower_emit(c, coarse_mask(c, st, mask, L->n[0], n2, a->k));
         lower_emit(c, nest_pass(c, ns, vars, 2));
         ir_expr *rargs[3 * IR_MAX_DIMS + 2];
         int n = view_args(st, L, rargs);

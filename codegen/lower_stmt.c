@@ -159,7 +159,16 @@ static void lower_image_store(lower_ctx *c, const pf_stmt *s)
     if (s->assign_op != PF_ASSIGN_SET)
         cur = ir_load(c->f, buf, idx, check);
     ir_expr *v = combine(c, s->assign_op, cur ? cur : ir_const_f32(c->f, 0), rhs);
-    lower_emit(c, ir_store(c->f, buf, idx, v, check, lv->scatter));
+    ir_stmt *st = ir_store(c->f, buf, idx, v, check, lv->scatter);
+    /* a serial stage on the GPU: its writes are adds (pf_stage_accumulates), run atomically */
+    if (c->stage->serial && lower_exec(c, c->stage->index)->gpu) {
+        bool negate;
+        st->atomic = true;
+        if (!ir_store_addend(st, &negate))
+            lower_error(c, "stage '%s' runs on the GPU but its write to '%s' is not an atomic "
+                        "add (the schedule was not validated)", c->stage->name, img->name);
+    }
+    lower_emit(c, st);
 }
 
 static void lower_assign(lower_ctx *c, const pf_stmt *s)

@@ -51,10 +51,16 @@ static pf_image *image_alloc(int width, int height, int channels, pf_error *err)
     size_t stride = ((size_t)width + PF_IMAGE_ALIGN_FLOATS - 1) / PF_IMAGE_ALIGN_FLOATS *
                     PF_IMAGE_ALIGN_FLOATS;
     size_t plane = stride * (size_t)height;
-    /* stride is a multiple of 16 floats, so bytes is a multiple of 64 as aligned_alloc wants. */
     size_t bytes = plane * (size_t)channels * sizeof(float);
+    /* The block starts on a page, and its size is a whole number of pages as aligned_alloc
+     * wants: where rows and planes fall within pages (and so in the L1 cache's sets, which the
+     * page offset indexes) is then the same for every image however malloc serves it. With 64
+     * bytes, a process's first large images came from mmap (page offset 64) and later ones
+     * from the heap (any offset): a search timed its training images on one layout and its
+     * test images on others (issue 25). */
+    size_t block = (bytes + PF_IMAGE_PAGE - 1) / PF_IMAGE_PAGE * PF_IMAGE_PAGE;
     pf_image *img = malloc(sizeof *img);
-    float *data = aligned_alloc(64, bytes);
+    float *data = aligned_alloc(PF_IMAGE_PAGE, block);
     if (!img || !data) {
         free(img);
         free(data);

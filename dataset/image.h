@@ -1,7 +1,8 @@
 /* The one image type of perfora: float32 samples, planar, x innermost.
  *
  * Layout: sample (x, y, c) lives at data[c * plane + y * stride + x], where
- *   stride = width rounded up to a multiple of PF_IMAGE_ALIGN_FLOATS (rows start 64-byte aligned)
+ *   stride = width rounded up to a multiple of PF_IMAGE_ALIGN_FLOATS (rows start 64-byte aligned;
+ *            data starts on a page, PF_IMAGE_PAGE)
  *   plane  = stride * height.
  * Values are nominally in [0, 1] (8-bit 255 -> 1.0, 16-bit 65535 -> 1.0) but may be anything.
  * Channels are 1 (gray), 2 (gray+alpha), 3 (RGB) or 4 (RGBA). */
@@ -14,6 +15,8 @@
 #include <stddef.h>
 
 #define PF_IMAGE_ALIGN_FLOATS 16
+/* Sample blocks start on a page boundary (every image has the same layout within pages). */
+#define PF_IMAGE_PAGE 4096
 /* Decompression-bomb guard: loaders refuse images with more pixels than this
  * (about 16k x 16k) or with a side longer than PF_IMAGE_MAX_SIDE. */
 #define PF_IMAGE_MAX_PIXELS ((size_t)1 << 28)

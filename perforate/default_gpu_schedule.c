@@ -12,8 +12,11 @@
  *   unless the producer's image has a mirror or wrap boundary (its window would not fit).
  *   Only one level: a producer that has producers of its own, or a consumer that is itself
  *   computed at another stage, stays root (its image goes through global memory).
- * - Serial (scatter) stages, and stages of one variable, keep plain loops: the CUDA backend runs
- *   such a nest as a kernel of one thread (correct, slow: docs/gpu.md lists it). */
+ * - A serial (scatter) stage whose writes are all adds (pf_stage_accumulates: the bilateral
+ *   grid's splat) runs on the GPU too, 32 x 8 tiles, a pixel a thread, its writes atomic adds;
+ *   it is never fused (`at` does not apply to serial stages).
+ * - Other serial stages, and stages of one variable, keep plain loops: the CUDA backend runs
+ *   such a nest as a kernel of one thread (correct, slow: docs/gpu.md §5 says why). */
 #include "perforate/default_schedule.h"
 
 #include "lang/lang.h"
@@ -23,7 +26,7 @@ enum { TILE_X = 32, TILE_Y = 8, FUSED_X = 64, FUSED_Y = 64, FUSED_TX = 64, FUSED
 
 static bool gpu_stage(const pf_stage *st)
 {
-    return !st->serial && st->n_vars >= 2;
+    return st->n_vars >= 2 && (!st->serial || pf_stage_accumulates(st, NULL, 0));
 }
 
 /* Mirror and wrap boundaries make a read's row anywhere in the image to bounds inference: the
@@ -61,11 +64,12 @@ void pf_default_gpu_schedule(pf_plan *plan)
         S[i].exec.tile[1] = TILE_Y;
     }
     for (int p = 0; p < prog->n_stages; p++) {
-        if (S[p].exec_given || !gpu_stage(prog->stages[p]) || has_producer(plan, p) ||
+        if (S[p].exec_given || !gpu_stage(prog->stages[p]) || prog->stages[p]->serial ||
+            has_producer(plan, p) ||
             !pf_default_fusable(plan, p) || !bounded_window(prog->stages[p]))
             continue;
         int c = pf_exec_sole_consumer(prog, p);
-        if (!gpu_stage(prog->stages[c]))
+        if (!gpu_stage(prog->stages[c]) || prog->stages[c]->serial)
             continue;
         S[p].exec = pf_exec_default();
         S[p].exec.at = c;

@@ -622,9 +622,11 @@ int pf_exec_validate_chains(const pf_program *prog, const pf_exec_gene *exec, in
 int pf_exec_validate_gpu(const pf_program *prog, int stage, const pf_exec_gene *g, pf_error *err)
 {
     const pf_stage *st = prog->stages[stage];
-    if (st->serial)
-        return pf_fail(err, "%s: 'gpu' does not apply to a serial (scatter) stage: its "
-                       "iterations depend on each other", st->name);
+    char why[200];
+    if (st->serial && !pf_stage_accumulates(st, why, sizeof why))
+        return pf_fail(err, "%s: 'gpu' applies to a serial (scatter) stage only when its "
+                       "writes are atomic adds ('+=' or '-=' into images it does not read); "
+                       "%s, so its iterations depend on each other", st->name, why);
     if (st->n_vars < 2)
         return pf_fail(err, "%s: 'gpu' needs a stage of two to four variables (tiles of x and "
                        "y are blocks, a third variable is the grid's z, a fourth a loop of "

@@ -59,12 +59,17 @@ int pf_exec_validate_chains(const pf_program *prog, const pf_exec_gene *exec, in
                             pf_error *err);
 
 /* `gpu`: a stage of two to four variables (the fourth: a loop of launches on the host), not
- * serial, tiled in x and y, computed root, in
+ * serial unless it accumulates (pf_stage_accumulates), tiled in x and y, computed root, in
  * the default order, without vectorize, parallel or unroll; at most PF_EXEC_MAX_THREADS
  * threads, none more than the tile's points. (A stage `at` a GPU stage is checked by
  * pf_exec_validate: it takes nothing of its own.) */
 #define PF_EXEC_MAX_THREADS 1024
 int pf_exec_validate_gpu(const pf_program *prog, int stage, const pf_exec_gene *g, pf_error *err);
+/* Whether serial stage st may run its iterations concurrently with atomic adds: every image
+ * write is `+=` or `-=` and it reads none of the images it writes (exec_atomic.c). False for
+ * a stage that is not serial; why (may be NULL when why_len is 0) gets the reason when a
+ * serial stage does not qualify. */
+bool pf_stage_accumulates(const pf_stage *st, char *why, size_t why_len);
 /* Threads of a `gpu` stage's blocks along d (0 x, 1 y): the gene's, else the tile size. */
 int pf_exec_gpu_threads(const pf_exec_gene *g, int d);
 

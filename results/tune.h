@@ -48,6 +48,8 @@ typedef struct pf_tune_config {
     int confirm;           /* rounds of confirmation at the end (default 3; 0: none): each
                               measures again the training-frontier variants not yet confirmed
                               and the new measurement replaces the old (docs/search.md §5) */
+    int confirm_samples;   /* timing samples per image of a confirmation (15: three times a
+                              search measurement's; 0: the evaluation's `samples`) */
     char *source;          /* the program as the user named it (for messages and .sched) */
 } pf_tune_config;
 
@@ -111,5 +113,10 @@ void pf_tune_free(pf_tune *t);
  * With max_generation INT_MAX (the final frontier), a schedule's last confirmation record
  * replaces its earlier records. Returns the count; *out malloc'd. */
 int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation, int **out);
+/* The same; with `screened`, records the screening set aside (one short sample per image,
+ * spread unknown) take part too. A frontier never holds them: the confirmation rounds select
+ * with them, so that one a fallen lucky point no longer dominates is measured in full. */
+int pf_tune_front_select(const pf_eval_record *recs, int n_recs, int max_generation,
+                         bool screened, int **out);
 
 #endif

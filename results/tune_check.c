@@ -217,6 +217,10 @@ int pf_tune_check_config(json_object *o, const char *file, pf_error *err)
         rc = kind_field(&c, o, "test", json_type_boolean, true);
     if (rc == 0)
         rc = kind_field(&c, o, "program_hash", json_type_string, false);
+    if (rc == 0)
+        rc = int_field(&c, o, "confirm", 0, 100, false);
+    if (rc == 0)
+        rc = int_field(&c, o, "confirm_samples", 0, 1000, false);
     json_object *ga = rc == 0 ? typed(&c, o, "ga", json_type_object, true, &rc) : NULL;
     if (ga)
         rc = check_ga(&c, ga);

@@ -29,6 +29,7 @@ void pf_tune_config_default(pf_tune_config *c)
     c->model = (pf_tune_model_config){ false, 0, 20, 0.25 };
     c->fidelity = (pf_tune_fidelity_config){ 0.2, 0.1 };
     c->confirm = 3;
+    c->confirm_samples = 15;
 }
 
 void pf_tune_config_free(pf_tune_config *c)
@@ -82,6 +83,7 @@ json_object *pf_tune_config_to_json(const pf_tune *t)
     json_object_object_add(o, "max_error", dbl(c->max_error));
     json_object_object_add(o, "test", json_object_new_boolean(c->test));
     json_object_object_add(o, "confirm", json_object_new_int(c->confirm));
+    json_object_object_add(o, "confirm_samples", json_object_new_int(c->confirm_samples));
     json_object_object_add(o, "ga", ga_json(&c->ga));
     json_object_object_add(o, "model", pf_tune_model_config_json(&c->model));
     json_object_object_add(o, "evaluation", pf_eval_config_to_json(&c->eval));
@@ -151,6 +153,11 @@ int pf_tune_config_from_json(json_object *o, pf_tune_config *c, pf_error *err)
     c->confirm = get_i(o, "confirm", 0);
     if (c->confirm < 0)
         return pf_fail(err, "config.json: 'confirm' is %d (rounds: 0 or more)", c->confirm);
+    /* Runs written before confirmations took more samples confirm with the search's. */
+    c->confirm_samples = get_i(o, "confirm_samples", 0);
+    if (c->confirm_samples < 0)
+        return pf_fail(err, "config.json: 'confirm_samples' is %d (0 or more)",
+                       c->confirm_samples);
     if (read_ga(get(o, "ga"), &c->ga, err) != 0 ||
         pf_tune_model_config_read(get(o, "model"), &c->model, err) != 0 ||
         pf_tune_fidelity_config_read(get(o, "fidelity"), &c->fidelity, err) != 0)

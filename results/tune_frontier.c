@@ -17,13 +17,14 @@
 #include <unistd.h>
 
 /* Whether record i takes part in the frontier of generations 0..max_generation: a training
- * record that is valid; in the final frontier (INT_MAX) the last confirmation of a schedule
- * stands for all its records, so a measurement that won by luck is not kept by its luck. */
+ * record that is valid and was timed in full (unless `screened`); in the final frontier
+ * (INT_MAX) the last confirmation of a schedule stands for all its records, so a measurement
+ * that won by luck is not kept by its luck. */
 static bool counts(const pf_eval_record *recs, int i, int max_generation,
-                   const pf_strmap *confirmed)
+                   const pf_strmap *confirmed, bool screened)
 {
     const pf_eval_record *r = &recs[i];
-    if (r->set != PF_SET_TRAIN || !r->valid)
+    if (r->set != PF_SET_TRAIN || !r->valid || (!r->full_timing && !screened))
         return false;
     if (max_generation != INT_MAX)
         return r->generation >= 0 && r->generation <= max_generation;
@@ -53,7 +54,8 @@ static int by_error_time(const void *x, const void *y)
     return a->rec - b->rec;
 }
 
-int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation, int **out)
+int pf_tune_front_select(const pf_eval_record *recs, int n_recs, int max_generation,
+                         bool screened, int **out)
 {
     pf_strmap confirmed;  /* schedule -> its last confirmation record (valid or not) */
     pf_strmap_init(&confirmed);
@@ -63,7 +65,7 @@ int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation,
     int n = 0;
     point *p = pf_xmalloc(sizeof *p * (size_t)(n_recs + 1));
     for (int i = 0; i < n_recs; i++)
-        if (counts(recs, i, max_generation, &confirmed) && isfinite(recs[i].time) &&
+        if (counts(recs, i, max_generation, &confirmed, screened) && isfinite(recs[i].time) &&
             isfinite(recs[i].error))
             p[n++] = (point){ recs[i].error, recs[i].time, time_hi(&recs[i]), i };
     pf_strmap_free(&confirmed);
@@ -81,6 +83,11 @@ int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation,
     free(p);
     *out = idx;
     return m;
+}
+
+int pf_tune_front_of(const pf_eval_record *recs, int n_recs, int max_generation, int **out)
+{
+    return pf_tune_front_select(recs, n_recs, max_generation, false, out);
 }
 
 int pf_tune_train_front(const pf_tune *t, int **out)

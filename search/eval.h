@@ -108,6 +108,10 @@ typedef struct pf_evaluator_ops {
      * dispatched from now on (their screening skips the full timing of a candidate that it
      * cannot put on the frontier). */
     void (*set_frontier)(pf_evaluator *ev, const pf_front_point *pts, int n);
+    /* Optional (NULL: ignored). Timing samples per image of the candidates submitted from now
+     * on (0: the evaluation config's `samples`): a confirmation takes more (docs/search.md
+     * §5). */
+    void (*set_samples)(pf_evaluator *ev, int samples);
     /* Optional (NULL: none). A short line on the workers for the progress line: busy and
      * idle, evaluations per second per node. */
     const char *(*load)(pf_evaluator *ev);
@@ -141,6 +145,11 @@ static inline void pf_evaluator_set_frontier(pf_evaluator *ev, const pf_front_po
 {
     if (ev->ops->set_frontier)
         ev->ops->set_frontier(ev, pts, n);
+}
+static inline void pf_evaluator_set_samples(pf_evaluator *ev, int samples)
+{
+    if (ev->ops->set_samples)
+        ev->ops->set_samples(ev, samples);
 }
 static inline const char *pf_evaluator_load(pf_evaluator *ev)
 {

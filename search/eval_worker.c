@@ -34,6 +34,31 @@ pf_compile_options pf_eval_compile_options(const pf_eval_worker *w)
     return o;
 }
 
+static int variant_timer(void *ctx, pf_variant *v, const pf_buffer *bufs, int calls, bool exact,
+                         double *ms, pf_error *err)
+{
+    (void)ctx, (void)exact;
+    return pf_variant_time_calls(v, bufs, calls, ms, err);
+}
+
+double pf_eval_time_calls(pf_eval_worker *w, pf_variant *v, const pf_buffer *bufs, int calls,
+                          bool exact, pf_error *err)
+{
+    double ms;
+    return w->timer(w->timer_ctx, v, bufs, calls, exact, &ms, err) == 0 ? ms : -1;
+}
+
+void pf_eval_worker_set_timer(pf_eval_worker *w, pf_eval_timer_fn fn, void *ctx)
+{
+    w->timer = fn ? fn : variant_timer;
+    w->timer_ctx = fn ? ctx : NULL;
+}
+
+void pf_eval_worker_set_samples(pf_eval_worker *w, int samples)
+{
+    w->samples = samples > 0 ? samples : 0;
+}
+
 static int load_program(pf_eval_worker *w, pf_error *err)
 {
     w->prog = pf_load_program(w->cfg.program, err);
@@ -60,6 +85,7 @@ pf_eval_worker *pf_eval_worker_new(const pf_eval_config *c, int worker_id, pf_er
     pf_eval_worker *w = pf_xcalloc(1, sizeof *w);
     pf_eval_config_copy(&w->cfg, c);
     w->id = worker_id;
+    w->timer = variant_timer;
     read_hook(w);
     if (pf_node_open(&w->node, c->lock_path, err) != 0 || load_program(w, err) != 0) {
         pf_eval_worker_free(w);
@@ -107,7 +133,7 @@ static int time_exact(pf_eval_worker *w, eval_image *im, pf_error *err)
 {
     double t[3];
     for (int k = 0; k < 3; k++)
-        if (pf_variant_time_calls(w->exact, im->io.buf, 1, &t[k], err))
+        if ((t[k] = pf_eval_time_calls(w, w->exact, im->io.buf, 1, true, err)) < 0)
             return -1;
     double lo = fmin(t[0], fmin(t[1], t[2])), hi = fmax(t[0], fmax(t[1], t[2]));
     im->t_exact_ms = t[0] + t[1] + t[2] - lo - hi;
@@ -225,6 +251,7 @@ typedef struct inproc_job {
     long id;
     pf_image_set set;
     char *schedule;
+    int samples;
 } inproc_job;
 
 typedef struct inproc {
@@ -232,6 +259,7 @@ typedef struct inproc {
     pf_eval_worker *w;
     inproc_job *q;
     int head, n, cap;
+    int samples;  /* of the candidates submitted from now on */
 } inproc;
 
 static int inproc_submit(pf_evaluator *ev, long id, pf_image_set set, const char *schedule,
@@ -243,7 +271,7 @@ static int inproc_submit(pf_evaluator *ev, long id, pf_image_set set, const char
         p->cap = p->cap ? 2 * p->cap : 16;
         p->q = pf_xrealloc(p->q, sizeof *p->q * (size_t)p->cap);
     }
-    p->q[p->head + p->n++] = (inproc_job){ id, set, pf_xstrdup(schedule) };
+    p->q[p->head + p->n++] = (inproc_job){ id, set, pf_xstrdup(schedule), p->samples };
     return 0;
 }
 
@@ -257,6 +285,7 @@ static int inproc_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
     }
     inproc_job j = p->q[p->head++];
     p->n--;
+    pf_eval_worker_set_samples(p->w, j.samples);
     pf_eval_worker_evaluate(p->w, j.id, j.set, j.schedule, out);
     free(j.schedule);
     return 1;
@@ -278,9 +307,15 @@ static void inproc_destroy(pf_evaluator *ev)
     free(p);
 }
 
+static void inproc_set_samples(pf_evaluator *ev, int samples)
+{
+    ((inproc *)ev)->samples = samples;
+}
+
 static const pf_evaluator_ops inproc_ops = { .submit = inproc_submit, .wait = inproc_wait,
                                              .describe = inproc_describe,
-                                             .destroy = inproc_destroy };
+                                             .destroy = inproc_destroy,
+                                             .set_samples = inproc_set_samples };
 
 pf_evaluator *pf_eval_inprocess_new(const pf_eval_config *c, pf_error *err)
 {

@@ -202,11 +202,11 @@ static double time_calls(pf_eval_worker *w, pf_variant *v, eval_image *im, int c
     if (candidate)
         arm(w, limit_ms(w, im->t_exact_ms, calls));
     pf_error err;
-    double t;  /* on a device, its kernels' (the transfers are not the variant's) */
-    int rc = pf_variant_time_calls(v, im->io.buf, calls, &t, &err);
+    /* on a device, its kernels' time (the transfers are not the variant's) */
+    double t = pf_eval_time_calls(w, v, im->io.buf, calls, !candidate, &err);
     if (candidate)
         disarm(w);
-    return rc == 0 ? t : -1;
+    return t;
 }
 
 /* A candidate whose probe call is this many times slower than the exact program is dominated by
@@ -278,11 +278,27 @@ static int build_phase(pf_eval_worker *w, eval_set *set, candidate *c, const cha
     return rc;
 }
 
+/* One untimed call of each variant on the first image, before a timing pass. Timing follows
+ * building (compile, a call per image, error metrics), which leaves caches, the thread pool
+ * and both variants cold. On the training split the screening pass used to take that first
+ * cold call, so its full timing ran warm, while the test split's timing (and every pass with
+ * --screen-ms 0) began cold: the first exact block read slow, so the first ratio read fast,
+ * and the candidate's cold probe gave it few calls per block or, past PF_SLOW_RATIO, a single
+ * sample (issue 25: training speedups read below the test speedups of the same variants).
+ * Warming both here makes every pass start alike on every split. */
+static int warm_up(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_eval_record *out)
+{
+    if (time_calls(w, w->exact, im, 1, false) >= 0 && time_calls(w, cand, im, 1, true) >= 0)
+        return 0;
+    pf_record_set_invalid(out, "a timed call failed on %s", im->name);
+    return -1;
+}
+
 /* Every image timed with `samples` pairs of blocks lasting at least min_ms. */
 static int time_images(pf_eval_worker *w, eval_set *set, candidate *c, int samples,
                        double min_ms, pf_eval_record *out)
 {
-    int rc = 0;
+    int rc = set->n > 0 ? warm_up(w, &set->img[0], c->variant, out) : 0;
     for (int i = 0; i < set->n && rc == 0; i++) {
         rc = time_image(w, &set->img[i], c->variant, samples, min_ms, &out->images[i], out);
         beat(w, "timed an image");
@@ -325,7 +341,8 @@ static int timing_phase(pf_eval_worker *w, pf_image_set id, eval_set *set, candi
         full = rc == 0 && worth_full_timing(w, out);
     }
     if (rc == 0 && full)
-        rc = time_images(w, set, c, w->cfg.samples, w->cfg.min_sample_ms, out);
+        rc = time_images(w, set, c, w->samples > 0 ? w->samples : w->cfg.samples,
+                         w->cfg.min_sample_ms, out);
     out->full_timing = full;
     out->timing_ms = pf_now_ms() - t1;
     pf_node_time_end(&w->node);

@@ -7,6 +7,7 @@
  *   building, concurrently with the node's other workers:
  *     compile; per image one call (outputs kept, NaN check); error metrics
  *   timing, with the node quiet (no other worker builds or times):
+ *     per pass, one untimed call of each variant on the first image (warm-up);
  *     screening (train split, screen_ms > 0): per image one pair of blocks of >= screen_ms;
  *     unless the frontier the search sent dominates the candidate by more than
  *     screen_margin, the full timing: per image
@@ -95,6 +96,17 @@ bool pf_screen_may_reach(const pf_front_point *front, int n, double error, doubl
 bool pf_front_add(pf_front_point **front, int *n, double error, double time);
 /* A malloc'd copy of n points (NULL when n is 0). */
 pf_front_point *pf_front_copy(const pf_front_point *pts, int n);
+
+/* The clock of a worker's timed calls: runs `calls` calls of v (the exact program or the
+ * candidate) on bufs and puts their time in *ms; 0, or -1 with err on a failed call. The
+ * default is pf_variant_time_calls; a test gives a worker a fake one (a machine whose first
+ * calls after building are slow) to check the timing protocol itself. */
+typedef int (*pf_eval_timer_fn)(void *ctx, pf_variant *v, const pf_buffer *bufs, int calls,
+                                bool exact, double *ms, pf_error *err);
+void pf_eval_worker_set_timer(pf_eval_worker *w, pf_eval_timer_fn fn, void *ctx);
+/* Timing samples per image of the candidates evaluated next (0: the config's `samples`): a
+ * confirmation is measured with more (pool requests carry it, docs/search.md §5). */
+void pf_eval_worker_set_samples(pf_eval_worker *w, int samples);
 
 /* Called at each phase of an evaluation ("compiled", "timing", ...): the pool's watchdog
  * resets its deadline on it. */

@@ -32,6 +32,9 @@ struct pf_eval_worker {
     pf_variant *exact;
     eval_set sets[PF_SET_COUNT];
     pf_node node;                /* the node protocol (fd -1: none) */
+    pf_eval_timer_fn timer;      /* pf_variant_time_calls unless a test fakes the clock */
+    void *timer_ctx;
+    int samples;                 /* of the candidates evaluated next (0: cfg.samples) */
     pf_front_point *front;       /* the training frontier the search last sent */
     int n_front;
     bool alarms;
@@ -46,5 +49,8 @@ struct pf_eval_worker {
  * does): the workers already compile on every core, and a compile's second thread would slow
  * another worker's timed runs. */
 pf_compile_options pf_eval_compile_options(const pf_eval_worker *w);
+/* `calls` calls of v through the worker's clock; their time (ms), or -1 on a failed call. */
+double pf_eval_time_calls(pf_eval_worker *w, pf_variant *v, const pf_buffer *bufs, int calls,
+                          bool exact, pf_error *err);
 
 #endif

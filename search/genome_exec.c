@@ -101,10 +101,12 @@ static void redraw_field(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int 
 }
 
 /* ---- for a GPU target ----
- * A stage of two to four variables, not serial, gets `tile TX TY gpu TTX TTY` (tiles of
+ * A stage of two to four variables, not serial or serial with only atomic adds
+ * (pf_stage_accumulates), gets `tile TX TY gpu TTX TTY` (tiles of
  * {16 .. 128} x {4 .. 64} points, the tile's width or half of it in threads along x, its height
  * or a half or a quarter along y, at most 1024 threads), or is computed in its sole consumer's
- * blocks, in shared memory (the consumer then gets a GPU tiling of its own). Other stages keep
+ * blocks, in shared memory (neither serial; the consumer then gets a GPU tiling of its own).
+ * Other stages keep
  * the default: plain loops, which run as a kernel of one thread. */
 
 static const int gpu_tx[] = { 16, 32, 64, 128 };
@@ -112,7 +114,14 @@ static const int gpu_ty[] = { 4, 8, 16, 32, 64 };
 
 static bool gpu_capable(const pf_program *prog, int stage)
 {
-    return !prog->stages[stage]->serial && prog->stages[stage]->n_vars >= 2;
+    const pf_stage *st = prog->stages[stage];
+    return st->n_vars >= 2 && (!st->serial || pf_stage_accumulates(st, NULL, 0));
+}
+
+/* Whether stage may be computed in its consumer's blocks, or be such a consumer. */
+static bool gpu_fusable(const pf_program *prog, int stage)
+{
+    return gpu_capable(prog, stage) && !prog->stages[stage]->serial;
 }
 
 static void draw_gpu_threads(pf_rng *r, pf_exec_gene *g)
@@ -139,7 +148,8 @@ static void random_gpu_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, i
     int consumer = pf_exec_sole_consumer(c->prog, stage);
     if (!gpu_capable(c->prog, stage)) {
         *g = pf_exec_default();
-    } else if (consumer >= 0 && gpu_capable(c->prog, consumer) && pf_rng_below(r, 3) == 0) {
+    } else if (consumer >= 0 && gpu_fusable(c->prog, stage) && gpu_fusable(c->prog, consumer) &&
+               pf_rng_below(r, 3) == 0) {
         *g = pf_exec_default();
         g->set = true;
         g->at = consumer;

@@ -77,8 +77,8 @@ print(int(np.abs(a - b).max()) if a.shape == b.shape else 'shapes differ')" 2>&1
 # median ms from a `perfora run --time` output (the kernels' on the GPU)
 ms_of() { sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' <<< "$1" | head -1; }
 ratio() { python3 -c "print(f'{$1/$2:.2f}x')"; }
-# calls per timing: fewer for the bilateral grid, whose splat is one GPU thread
-calls() { [ "$1" = bilateral_grid ] && echo 5 || echo "$2"; }
+# calls per timing
+calls() { echo "$2"; }
 
 step_tests() {
   say "# test_codegen codegen_gpu_run codegen_gpu_ptx"

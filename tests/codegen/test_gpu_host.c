@@ -7,6 +7,7 @@
 
 #include "codegen/gpu_host.h"
 #include "codegen/gpu_ptx.h"
+#include "reconstruct/stage_rt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,10 @@ typedef struct recorder {
     pf_gpu_launch l[16];
     int allocs, zeros;
     size_t alloc_bytes;
+    int n_calls;
+    pf_gpu_rtcall calls[8];  /* their statements die with the IR: see rt, reads, writes */
+    ir_rt rt[8];
+    unsigned reads[8], writes[8];  /* bit i: the call reads, writes its buffer i */
 } recorder;
 
 static int rec_alloc(void *ctx, const ir_buffer *b, size_t bytes, bool zero, pf_error *err)
@@ -50,6 +55,22 @@ static int rec_launch(void *ctx, const pf_gpu_launch *l, pf_error *err)
     return 0;
 }
 
+static int rec_rtcall(void *ctx, const pf_gpu_rtcall *c, pf_error *err)
+{
+    (void)err;
+    recorder *r = ctx;
+    int k = r->n_calls++;
+    if (k >= 8)
+        return 0;
+    r->calls[k] = *c;
+    r->rt[k] = c->s->rt;
+    for (int i = 0; i < c->s->n_bufs; i++) {
+        r->reads[k] |= (unsigned)pf_gpu_rtcall_reads(c->s, i) << i;
+        r->writes[k] |= (unsigned)pf_gpu_rtcall_writes(c->s, i) << i;
+    }
+    return 0;
+}
+
 /* The launches of app under schedule (on the GPU target) for a W x H x 3 input; also checks
  * that each launches a kernel of the PTX. Returns pf_gpu_host_run's result (message in err). */
 static int launches(const char *app, const char *schedule, int w, int h, recorder *r,
@@ -73,7 +94,7 @@ static int launches(const char *app, const char *schedule, int w, int h, recorde
         ext[i][3] = 1;
     }
     memset(r, 0, sizeof *r);
-    pf_gpu_host_ops ops = { r, rec_alloc, rec_release, rec_zero, rec_launch };
+    pf_gpu_host_ops ops = { r, rec_alloc, rec_release, rec_zero, rec_launch, rec_rtcall };
     int rc = pf_gpu_host_run(f, (const int64_t(*)[IR_MAX_DIMS])ext, &ops, err);
     pf_gpu_module m;
     pf_error perr;
@@ -133,8 +154,8 @@ static void test_blur_launch(void)
     CU_ASSERT_EQUAL(r.alloc_bytes, (size_t)2048 * 1536 * 3 * 4);
 }
 
-/* Every app's default GPU schedule walks to its end; the bilateral grid's serial splat is one
- * thread. */
+/* Every app's default GPU schedule walks to its end, with no kernel of one thread: the
+ * bilateral grid's serial splat runs a pixel a thread (atomic adds), 32x8 blocks. */
 static void test_every_app_walks(void)
 {
     static const char *const apps[] = { "unsharp_mask", "bilateral_filter", "bilateral_grid",
@@ -153,7 +174,9 @@ static void test_every_app_walks(void)
         printf("\n    %-16s %d launches, %d of one thread, %d images allocated, %d zeroed",
                apps[a], r.n, single, r.allocs, r.zeros);
         CU_ASSERT(r.n >= 1);
-        CU_ASSERT_EQUAL(single, strcmp(apps[a], "bilateral_grid") == 0);
+        CU_ASSERT_EQUAL(single, 0);
+        if (strcmp(apps[a], "bilateral_grid") == 0 && r.n > 1)
+            expect(&r.l[1], 8, 24, 1, 32, 8, 0);  /* the splat over 256x192 pixels */
     }
 }
 
@@ -168,5 +191,87 @@ static void test_runtime_call_refused(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "runtime call reconstruct"));
 }
 
+/* Adaptive and importance sampling on the GPU: the coarse mask is a kernel; the refinement,
+ * the importance mask and the reconstruction from those masks are calls the host runs, with
+ * their arguments and buffers' layout (n1 x n2 mask planes, dense). */
+static void test_mask_calls_on_host(void)
+{
+    static const struct { const char *schedule; ir_rt rt[2]; } cases[] = {
+        { "loop_output adaptive 4 0.3 reconstruct store nearest\n",
+          { IR_RT_ADAPTIVE_REFINE, IR_RT_RECONSTRUCT } },
+        { "loop_output importance 0.3 0.1 reconstruct store gaussian-sv 0.8\n",
+          { IR_RT_IMPORTANCE_MASK, IR_RT_RECONSTRUCT } },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        recorder r;
+        pf_error err;
+        int rc = launches("blur", cases[i].schedule, 97, 61, &r, &err);
+        if (rc)
+            printf("\n    %s", err.msg);
+        CU_ASSERT_EQUAL_FATAL(rc, 0);
+        CU_ASSERT_EQUAL_FATAL(r.n_calls, 2);
+        for (int k = 0; k < 2; k++) {
+            const pf_gpu_rtcall *c = &r.calls[k];
+            printf("\n    %s", ir_rt_name(r.rt[k]));
+            CU_ASSERT_EQUAL(r.rt[k], cases[i].rt[k]);
+            CU_ASSERT_EQUAL(c->extent[1][0], 97);  /* the mask plane */
+            CU_ASSERT_EQUAL(c->extent[1][1], 61);
+            CU_ASSERT_EQUAL(c->stride[1][1], 97);
+        }
+        /* the mask call writes mask and aux; the reconstruction reads all, writes the image */
+        CU_ASSERT_EQUAL(r.writes[0], 6u);
+        CU_ASSERT_EQUAL(r.reads[1], 7u);
+        CU_ASSERT_EQUAL(r.writes[1], 1u);
+        /* the image (97 x 61 x 3) and, for importance, the reference read whole */
+        CU_ASSERT_EQUAL(r.calls[0].extent[0][2], 3);
+        CU_ASSERT_EQUAL(r.calls[0].stride[0][2], 97 * 61);
+        CU_ASSERT_EQUAL(r.reads[0], 1u);
+        CU_ASSERT(r.n >= 2);  /* the stage's passes (and, adaptive, the coarse mask) */
+    }
+}
+
+/* A call on host memory takes the lattice view the JIT passes (llvm_srt.c): refinement of
+ * the view lo (1, 2), step (2, 1), n (4, 5) of a 9 x 7 x 2 image equals the runtime's on that
+ * view built by hand. */
+static void test_rtcall_view(void)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = ir_func_new(&arena, "view");
+    ir_buffer *bufs[3] = { ir_buffer_new(f, "img", IR_BUF_INTERNAL, 3),
+                           ir_buffer_new(f, "mask", IR_BUF_INTERNAL, 2),
+                           ir_buffer_new(f, "aux", IR_BUF_INTERNAL, 2) };
+    ir_expr *none[1] = { NULL };
+    ir_stmt *s = ir_rtcall(f, IR_RT_ADAPTIVE_REFINE, 3, bufs, 0, none);
+    s->view_dims = 2;
+    pf_gpu_rtcall c = { .s = s };
+    const int64_t view[6] = { 1, 2, 4, 2, 1, 5 };  /* (lo, step, n) of x, then of y */
+    for (int i = 0; i < 6; i++)
+        c.args[i].i = view[i];
+    c.args[6].i = 2;     /* k */
+    c.args[7].f = 0.5f;  /* frac */
+    int64_t ext[3] = { 9, 7, 2 };
+    for (int d = 0, st = 1; d < 3; st *= (int)ext[d], d++) {
+        c.extent[0][d] = ext[d];
+        c.stride[0][d] = st;
+    }
+    for (int b = 1; b < 3; b++) {
+        c.extent[b][0] = 4, c.extent[b][1] = 5;
+        c.stride[b][0] = 1, c.stride[b][1] = 4;
+    }
+    float img[9 * 7 * 2], mask[20], aux[20], want_mask[20], want_aux[20];
+    for (int i = 0; i < 9 * 7 * 2; i++)
+        img[i] = (float)((i * 37) % 23) / 23.0f;
+    float *data[3] = { img, mask, aux };
+    pf_error err;
+    CU_ASSERT_EQUAL(pf_gpu_rtcall_run(&c, data, &err), 0);
+    pf_buffer v = { img + 1 + 2 * 9, 3, { 4, 5, 2, 1 }, { 2, 9, 63, 0 } };
+    CU_ASSERT_EQUAL(pf_srt_adaptive_refine(&v, 2, 0.5f, want_mask, want_aux), 0);
+    CU_ASSERT_EQUAL(memcmp(mask, want_mask, sizeof mask), 0);
+    CU_ASSERT_EQUAL(memcmp(aux, want_aux, sizeof aux), 0);
+    pf_arena_free(&arena);
+}
+
 PF_TEST_SUITE(codegen_gpu_host, PF_TEST(test_blur_launch), PF_TEST(test_every_app_walks),
-              PF_TEST(test_runtime_call_refused))
+              PF_TEST(test_runtime_call_refused), PF_TEST(test_mask_calls_on_host),
+              PF_TEST(test_rtcall_view))

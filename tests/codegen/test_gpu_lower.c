@@ -8,10 +8,12 @@
 #include "tests/harness/harness.h"
 
 #include "codegen/cuda_driver.h"
+#include "codegen/gpu_host.h"
 #include "codegen/compile.h"
 #include "codegen/ir.h"
 #include "perforate/exec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,7 @@ static bool host_call(const ir_stmt *s)
     if (!s)
         return false;
     if (s->kind == IR_S_RTCALL)
-        return s->rt != IR_RT_ZERO_BUFFER;
+        return s->rt != IR_RT_ZERO_BUFFER && !pf_gpu_rtcall_on_host(s);
     for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
         if (host_call(s->body[i]))
             return true;
@@ -170,6 +172,121 @@ static void test_gpu_fill(void)
     }
 }
 
+/* ---- scatter stages on the GPU: atomic adds (docs/gpu.md §5) ---- */
+
+/* A histogram: every pixel adds to a cell of a few rows and columns (many adders a cell);
+ * op is the write's operator, extra one more statement. */
+static pf_program *histogram(const char *op, const char *extra)
+{
+    char src[1024];
+    snprintf(src, sizeof src,
+             "pipeline p(image in[W, H, 1]) -> (image out[8, 5, 2]) {\n"
+             "    image hist[8, 5, 2] boundary constant(0.0);\n"
+             "    for each (x, y) of in as splat {\n"
+             "        int k = int(in[x, y, 0] * 7.99);\n"
+             "        hist[k, y %% 5, 0] %s 1.0;\n"
+             "        hist[k, y / 16, 1] %s float(x %% 7) * 0.25;\n"
+             "        %s\n"
+             "    }\n"
+             "    for each (x, y, c) of out as copy\n"
+             "        out[x, y, c] = hist[x, y, c];\n"
+             "}\n", op, op, extra);
+    pf_error err;
+    pf_program *prog = pf_compile_string("hist.pf", src, &err);
+    if (!prog)
+        fprintf(stderr, "\n    %s\n", err.msg);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    return prog;
+}
+
+/* The histogram's cells are sums of small multiples of 1/4, exact in any order: the GPU
+ * lowering (tiles of pixels, a pixel a thread, atomic adds) must give the interpreter's result
+ * exactly; any add lost, doubled or put in the wrong cell shows. */
+static void test_gpu_scatter_exact(void)
+{
+    static const char *const schedules[] = { "", "splat exec tile 16 4 gpu\n",
+                                             "splat exec tile 32 8 gpu 16 2\n",
+                                             "splat exec tile 8 8 gpu\nsplat step 2\n",
+                                             "splat exec tile 16 4 gpu\nsplat importance 0.5 0.1\n" };
+    const char *ops[] = { "+=", "-=" };
+    pf_image *in = cg_synthetic(61, 83, 1, 31u);
+    for (size_t o = 0; o < 2; o++) {
+        pf_program *prog = histogram(ops[o], "");
+        pf_param_values params;
+        pf_params_init(&params, prog);
+        for (size_t i = 0; i < sizeof schedules / sizeof *schedules; i++) {
+            pf_plan *plan = gpu_plan(prog, schedules[i]);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+            char *ir = plan_ir(prog, &params, plan);
+            CU_ASSERT_PTR_NOT_NULL(strstr(ir, "{scatter}{atomic}"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu thread for"));
+            free(ir);
+            double d = jit_vs_interp(prog, &params, plan, in);
+            char label[128];
+            snprintf(label, sizeof label, "%s", schedules[i]);
+            for (char *p = strchr(label, '\n'); p; p = strchr(p, '\n'))
+                *p = p[1] ? ';' : '\0';
+            printf("\n    histogram %s, %-50s max|diff| %.2g", ops[o], label, d);
+            CU_ASSERT_EQUAL(d, 0.0);
+            pf_plan_free(plan);
+        }
+        pf_params_free(&params);
+        pf_program_free(prog);
+    }
+    pf_image_free(in);
+}
+
+/* A scatter stage whose result depends on the order stays serial: 'gpu' is refused with the
+ * reason (a write that is not an add; a read of the image it writes). */
+static void test_gpu_scatter_refused(void)
+{
+    static const struct { const char *op, *extra, *want; } cases[] = {
+        { "=", "", "is not '+=' or '-='" },
+        { "+=", "hist[0, 0, 0] *= 0.5;", "is not '+=' or '-='" },
+        { "+=", "hist[k, 0, 1] += hist[0, 0, 0];", "reads 'hist', which it writes" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_program *prog = histogram(cases[i].op, cases[i].extra);
+        pf_error err;
+        pf_plan *plan = pf_plan_parse(prog, "splat exec tile 32 8 gpu\n", "<t>", &gpu_target,
+                                      &err);
+        CU_ASSERT_PTR_NULL(plan);
+        pf_plan_free(plan);
+        if (!strstr(err.msg, cases[i].want))
+            printf("\n    unexpected message: %s", err.msg);
+        CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, cases[i].want));
+        /* the default GPU schedule leaves it serial: a kernel of one thread, same result */
+        plan = gpu_plan(prog, "");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        CU_ASSERT_FALSE(plan->stages[0].exec.gpu);
+        pf_plan_free(plan);
+        pf_program_free(prog);
+    }
+}
+
+/* The bilateral grid at 256x192 (ss = 4: up to 16 pixels a grid cell, so the tiles' order of
+ * the splat's adds differs from the rows' order): the bound of docs/gpu.md §5,
+ * 2 gamma_(n-1) (1 + 2.03211 * 0.436) with n = 16, gamma_k = k u / (1 - k u), u = 2^-24. */
+static void test_gpu_splat_order(void)
+{
+    pf_program *prog = cg_load_app("bilateral_grid");
+    pf_param_values params;
+    pf_params_init(&params, prog);
+    pf_plan *plan = gpu_plan(prog, "");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    CU_ASSERT_TRUE(plan->stages[1].exec.gpu);  /* populate_b_grid_loop */
+    double u = ldexp(1.0, -24), g = 15 * u / (1 - 15 * u), bound = 2 * g * (1 + 2.03211 * 0.436);
+    pf_image *in = cg_synthetic(256, 192, 3, 41u);
+    double d = jit_vs_interp(prog, &params, plan, in);
+    printf("\n    bilateral_grid 256x192 default GPU schedule max|diff| %.2g (bound %.2g)", d,
+           bound);
+    CU_ASSERT(d <= bound);
+    pf_image_free(in);
+    pf_plan_free(plan);
+    pf_params_free(&params);
+    pf_program_free(prog);
+}
+
 /* ---- random perforation + random GPU genes ---- */
 
 static int pick(unsigned *seed, int n)
@@ -189,6 +306,17 @@ static void random_approx(const pf_program *prog, int loop, unsigned *seed, pf_s
             pf_sb_printf(out, "%s step 2\n", name);
         else if (r == 1)
             pf_sb_printf(out, "%s random 0.6\n", name);
+        return;
+    }
+    const char *recon = info.kind == PF_PERFORABLE_SERIAL_STAGE ? ""
+                        : pick(seed, 2) ? " reconstruct store nearest"
+                                        : " reconstruct store gaussian-sv 0.8";
+    if (r == 3 && (info.genes & (1u << PF_GENE_ADAPTIVE))) {  /* masks: docs/gpu.md §5 */
+        pf_sb_printf(out, "%s adaptive %d 0.4%s\n", name, 2 + 2 * pick(seed, 2), recon);
+        return;
+    }
+    if (r == 4 && (info.genes & (1u << PF_GENE_IMPORTANCE))) {
+        pf_sb_printf(out, "%s importance 0.5 0.1%s\n", name, recon);
         return;
     }
     if (r >= 3 || !(info.genes & (1u << PF_GENE_GRID)))
@@ -214,11 +342,12 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
     static const int tx[] = { 8, 16, 32, 64 }, ty[] = { 1, 4, 8, 16 };
     const pf_stage *st = prog->stages[i];
     int c = pf_exec_sole_consumer(prog, i);
-    if (c >= 0 && gpu[c] && pick(seed, 2)) {
+    if (c >= 0 && gpu[c] && !st->serial && !prog->stages[c]->serial && pick(seed, 2)) {
         pf_sb_printf(out, "%s exec at %s\n", st->name, prog->stages[c]->name);
         return;
     }
-    if (st->serial || st->n_vars < 2 || pick(seed, 4) == 0)
+    if ((st->serial && !pf_stage_accumulates(st, NULL, 0)) || st->n_vars < 2 ||
+        pick(seed, 4) == 0)
         return;
     gpu[i] = true;
     int x = tx[pick(seed, 4)], y = ty[pick(seed, 4)];
@@ -231,7 +360,7 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
 static void test_random_gpu_schedules(void)
 {
     unsigned seed = 24;
-    int tried = 0, ran = 0, shared = 0;
+    int tried = 0, ran = 0, shared = 0, masked = 0;
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         pf_program *prog = cg_load_app(apps[a]);
         pf_param_values params;
@@ -259,6 +388,8 @@ static void test_random_gpu_schedules(void)
                     printf("\n%s", pf_sb_str(&text));
                 CU_ASSERT(d <= tolerance);
                 ran += d >= 0;
+                masked += d >= 0 && (strstr(pf_sb_str(&text), " adaptive ") ||
+                                     strstr(pf_sb_str(&text), " importance "));
                 pf_plan_free(plan);
             } else {
                 printf("\n    %-16s random schedule %d refused: %s", prog->name, k, err.msg);
@@ -269,9 +400,10 @@ static void test_random_gpu_schedules(void)
         pf_params_free(&params);
         pf_program_free(prog);
     }
-    printf("\n    %d of %d random GPU schedules were valid and ran; %d producers in shared "
-           "memory", ran, tried, shared);
+    printf("\n    %d of %d random GPU schedules were valid and ran (%d with adaptive or "
+           "importance masks); %d producers in shared memory", ran, tried, masked, shared);
     CU_ASSERT(ran >= tried / 2);
+    CU_ASSERT(masked >= 3);
     CU_ASSERT(shared >= 3);
 }
 
@@ -321,28 +453,28 @@ static void test_gpu_genes(void)
 
 /* ---- the verifier's GPU rules ---- */
 
-/* out[x] = 0 for x in a loop of kind `inner` (width w) inside a loop of kind `outer`, with a
- * barrier inside the inner loop when asked; ir_verify's message, or "" when it accepts. */
-static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bool barrier,
-                               char *msg, size_t cap)
+/* A function with one output `out` (1-D) and a loop variable x for the rules' nests. */
+static ir_func *rules_func(pf_arena *arena, ir_buffer **out, ir_var **x)
 {
-    pf_arena arena;
-    pf_arena_init(&arena);
-    ir_func *f = ir_func_new(&arena, "gpu_rules");
-    ir_buffer *out = ir_buffer_new(f, "out", IR_BUF_OUTPUT, 1);
+    ir_func *f = ir_func_new(arena, "gpu_rules");
+    *out = ir_buffer_new(f, "out", IR_BUF_OUTPUT, 1);
     f->n_outputs = 1;
-    f->args = PF_NEW_ARRAY(&arena, ir_buffer *, 1);
-    f->args[0] = out;
-    out->extent_is_param[0] = true;
-    ir_var *b = ir_var_new(f, "b", IR_I32, IR_VAR_LOOP), *x = ir_var_new(f, "x", IR_I32,
-                                                                          IR_VAR_LOOP);
-    ir_expr *idx[1] = { ir_ref(f, x) };
-    ir_list body = { 0 };
-    ir_list_push(f, &body, ir_store(f, out, idx, ir_const_f32(f, 0.0f), 1, false));
-    if (barrier)
-        ir_list_push(f, &body, ir_barrier(f));
+    f->args = PF_NEW_ARRAY(arena, ir_buffer *, 1);
+    f->args[0] = *out;
+    (*out)->extent_is_param[0] = true;
+    *x = ir_var_new(f, "x", IR_I32, IR_VAR_LOOP);
+    return f;
+}
+
+/* body in x = 0 .. out's extent (a loop of kind inner, width w) inside one iteration of a
+ * loop of kind outer, verified; ir_verify's message, or "" when it accepts. Frees the arena. */
+static const char *verify_loops(pf_arena *arena, ir_func *f, ir_buffer *out, ir_var *x,
+                                ir_loop_kind outer, ir_loop_kind inner, int w, ir_stmt *body,
+                                char *msg, size_t cap)
+{
+    ir_var *b = ir_var_new(f, "b", IR_I32, IR_VAR_LOOP);
     ir_stmt *in = ir_for(f, x, ir_const_i32(f, 0), ir_ref(f, out->extent[0]), ir_const_i32(f, 1),
-                         inner, ir_list_block(f, &body));
+                         inner, body);
     in->width = w;
     ir_stmt *o = ir_for(f, b, ir_const_i32(f, 0), ir_const_i32(f, 1), ir_const_i32(f, 1), outer,
                         in);
@@ -350,12 +482,59 @@ static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bo
     f->body = o;
     msg[0] = '\0';
     ir_verify(f, msg, cap);
-    pf_arena_free(&arena);
+    pf_arena_free(arena);
     return msg;
+}
+
+/* out[x] = 0 for x in a loop of kind `inner` (width w) inside a loop of kind `outer`, with a
+ * barrier inside the inner loop when asked; ir_verify's message, or "" when it accepts. */
+static const char *verify_nest(ir_loop_kind outer, ir_loop_kind inner, int w, bool barrier,
+                               char *msg, size_t cap)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_buffer *out;
+    ir_var *x;
+    ir_func *f = rules_func(&arena, &out, &x);
+    ir_expr *idx[1] = { ir_ref(f, x) };
+    ir_list body = { 0 };
+    ir_list_push(f, &body, ir_store(f, out, idx, ir_const_f32(f, 0.0f), 1, false));
+    if (barrier)
+        ir_list_push(f, &body, ir_barrier(f));
+    return verify_loops(&arena, f, out, x, outer, inner, w, ir_list_block(f, &body), msg, cap);
+}
+
+/* out[x / 2] (a scatter) := out[x / 2] + 1 when rmw, else 1, in a GPU block and thread loop
+ * (or a CPU parallel loop), marked atomic or not; ir_verify's message, or "". */
+static const char *verify_scatter(bool atomic, bool rmw, ir_loop_kind inner, char *msg,
+                                  size_t cap)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_buffer *out;
+    ir_var *x;
+    ir_func *f = rules_func(&arena, &out, &x);
+    ir_expr *idx[1] = { ir_bin(f, IR_DIV, ir_ref(f, x), ir_const_i32(f, 2)) };
+    ir_expr *one = ir_const_f32(f, 1.0f);
+    ir_expr *v = rmw ? ir_bin(f, IR_ADD, ir_load(f, out, idx, 0), one) : one;
+    ir_stmt *st = ir_store(f, out, idx, v, 0, true);
+    st->atomic = atomic;
+    bool gpu = inner == IR_LOOP_GPU_THREAD;
+    return verify_loops(&arena, f, out, x, gpu ? IR_LOOP_GPU_BLOCK : IR_LOOP_SERIAL, inner,
+                        gpu ? 64 : 1, st, msg, cap);
 }
 
 static void test_verifier_gpu_rules(void)
 {
+    char s[512];
+    CU_ASSERT_STRING_EQUAL(verify_scatter(true, true, IR_LOOP_GPU_THREAD, s, sizeof s), "");
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_scatter(false, true, IR_LOOP_GPU_THREAD, s, sizeof s),
+                                  "scatter store to out inside a parallel"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_scatter(true, false, IR_LOOP_GPU_THREAD, s, sizeof s),
+                                  "atomic store to out is not"));
+    /* atomic adds are plain stores on the CPU: not inside a CPU-parallel loop */
+    CU_ASSERT_PTR_NOT_NULL(strstr(verify_scatter(true, true, IR_LOOP_PARALLEL, s, sizeof s),
+                                  "scatter store to out inside a parallel"));
     char m[512];
     CU_ASSERT_STRING_EQUAL(verify_nest(IR_LOOP_GPU_BLOCK, IR_LOOP_GPU_THREAD, 256, false, m,
                                        sizeof m), "");
@@ -413,8 +592,17 @@ static void test_cuda_gpu_fill(void)
     on_cuda(test_gpu_fill);
 }
 
+static void test_cuda_gpu_scatter(void)
+{
+    on_cuda(test_gpu_scatter_exact);
+    on_cuda(test_gpu_splat_order);
+}
+
 PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
-              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_random_gpu_schedules))
+              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_gpu_scatter),
+              PF_TEST(test_cuda_random_gpu_schedules))
 
 PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules), PF_TEST(test_default_gpu_schedule),
-              PF_TEST(test_gpu_fill), PF_TEST(test_random_gpu_schedules))
+              PF_TEST(test_gpu_fill), PF_TEST(test_gpu_scatter_exact),
+              PF_TEST(test_gpu_scatter_refused), PF_TEST(test_gpu_splat_order),
+              PF_TEST(test_random_gpu_schedules))

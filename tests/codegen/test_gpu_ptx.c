@@ -29,10 +29,10 @@ static const char *ptxas_path(void)
     return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : NULL;
 }
 
-/* Builds app for CUDA with its default GPU schedule, the PTX written to path; returns the
- * kernel count (the build itself stops at the driver where there is none), -2 when the app
- * needs CUDA's libdevice and the machine has none (SKIP printed), -1 on failure. */
-static int emit_ptx(const char *app, const char *path)
+/* Builds app for CUDA with schedule on its default GPU schedule, the PTX written to path;
+ * returns the kernel count (the build itself stops at the driver where there is none), -2 when
+ * the app needs CUDA's libdevice and the machine has none (SKIP printed), -1 on failure. */
+static int emit_ptx(const char *app, const char *schedule, const char *path)
 {
     pf_program *prog = cg_load_app(app);
     pf_param_values params;
@@ -42,7 +42,11 @@ static int emit_ptx(const char *app, const char *path)
     o.emit_ptx = path;
     unlink(path);
     pf_error err;
-    pf_variant *v = pf_variant_build(prog, &params, NULL, &o, &err);
+    pf_plan_target t = pf_backend_plan_target(PF_BACKEND_CUDA);
+    pf_plan *plan = pf_plan_parse(prog, schedule, "<ptx test>", &t, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    pf_variant *v = pf_variant_build(prog, &params, plan, &o, &err);
+    pf_plan_free(plan);
     int kernels = -1;
     char lib[1024];
     if (v) {
@@ -117,7 +121,7 @@ static void test_ptx_every_app(void)
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s.ptx", dir, apps[a]);
-        int built = emit_ptx(apps[a], path);
+        int built = emit_ptx(apps[a], "", path);
         if (built == -2)
             continue;
         CU_ASSERT(built >= 0);
@@ -135,8 +139,47 @@ static void test_ptx_every_app(void)
             CU_ASSERT_PTR_NOT_NULL(strstr(ptx, "bar.sync"));
             CU_ASSERT_PTR_NOT_NULL(strstr(ptx, ".extern .shared"));
         }
+        /* the bilateral grid's splat: a pixel a thread, its writes atomic adds */
+        if (strcmp(apps[a], "bilateral_grid") == 0)
+            CU_ASSERT_EQUAL(count(ptx, "atom.global.add.f32") + count(ptx, "red.global.add.f32"),
+                            4);
         if (ptxas)
             CU_ASSERT_EQUAL(assemble(ptxas, apps[a], path, kernels), 0);
+        free(ptx);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* Perforation with masks on the GPU (docs/gpu.md §5): adaptive sampling's coarse-mask kernel
+ * and importance sampling of the bilateral grid's splat (atomic adds where the host's mask
+ * says) assemble too. */
+static void test_ptx_masks(void)
+{
+    static const char *const cases[][2] = {
+        { "blur", "loop_output adaptive 4 0.3 reconstruct store nearest\n" },
+        { "bilateral_grid", "populate_b_grid_loop importance 0.4 0.1\n" },
+    };
+    const char *ptxas = ptxas_path();
+    char dir[] = "/tmp/perfora-ptx-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s.ptx", dir, cases[i][0]);
+        int built = emit_ptx(cases[i][0], cases[i][1], path);
+        if (built == -2)
+            continue;
+        CU_ASSERT_FATAL(built >= 0);
+        char *ptx = NULL;
+        size_t len;
+        pf_error err;
+        CU_ASSERT_EQUAL_FATAL(pf_read_file(path, 1 << 24, &ptx, &len, &err), 0);
+        int kernels = count(ptx, ".entry pf_kernel_");
+        if (ptxas) {
+            CU_ASSERT_EQUAL(assemble(ptxas, cases[i][0], path, kernels), 0);
+        } else {
+            printf("\n    SKIP (assembly): ptxas not found");
+        }
         free(ptx);
         unlink(path);
     }
@@ -252,7 +295,7 @@ static void test_launch_params(void)
                     ext[i][k] = k == 0 ? 2048 : k == 1 ? 1536 : k == 2 ? 3 : 1;
                 fake_alloc(&d, f->args[i], 0, false, &err);
             }
-            pf_gpu_host_ops ops = { &d, fake_alloc, fake_release, fake_zero, fake_launch };
+            pf_gpu_host_ops ops = { &d, fake_alloc, fake_release, fake_zero, fake_launch, NULL };
             int rc = pf_gpu_host_run(f, (const int64_t(*)[IR_MAX_DIMS])ext, &ops, &err);
             if (rc)
                 printf("\n    %s: %s", apps[a], err.msg);
@@ -292,5 +335,5 @@ static void test_no_driver(void)
     }
 }
 
-PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_launch_params),
+PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_ptx_masks), PF_TEST(test_launch_params),
               PF_TEST(test_no_driver))

@@ -30,7 +30,7 @@ static void test_image_new_layout(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(img);
     CU_ASSERT_EQUAL(img->stride, 48);
     CU_ASSERT_EQUAL(img->plane, 48 * 7);
-    CU_ASSERT(((uintptr_t)img->data & 63) == 0);
+    CU_ASSERT(((uintptr_t)img->data & (PF_IMAGE_PAGE - 1)) == 0);
     for (size_t i = 0; i < img->plane * 3; i++)
         CU_ASSERT_EQUAL_FATAL(img->data[i], 0.0f);
     *pf_image_at(img, 32, 6, 2) = 5.0f;
@@ -42,6 +42,27 @@ static void test_image_new_layout(void)
     pf_image_free(copy);
     pf_image_free(img);
     pf_image_free(NULL);
+}
+
+/* Every image starts on a page, whether malloc serves it from mmap (a process's first large
+ * blocks) or from the heap (once freeing one raised its mmap threshold): a search's training
+ * images (loaded first) and test images (loaded last) have one layout (issue 25). */
+static void test_image_blocks_start_on_a_page(void)
+{
+    pf_error err;
+    for (int round = 0; round < 3; round++) {
+        pf_image *a = pf_image_new(820, 614, 3, &err), *b = pf_image_new(820, 614, 3, &err);
+        pf_image *c = pf_image_new(17, 5, 1, &err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        CU_ASSERT(((uintptr_t)a->data & (PF_IMAGE_PAGE - 1)) == 0);
+        CU_ASSERT(((uintptr_t)b->data & (PF_IMAGE_PAGE - 1)) == 0);
+        CU_ASSERT(((uintptr_t)c->data & (PF_IMAGE_PAGE - 1)) == 0);
+        pf_image_free(a);  /* glibc raises its mmap threshold: the next ones come from the heap */
+        pf_image_free(b);
+        pf_image_free(c);
+    }
 }
 
 static void test_image_new_rejects_bad_sizes(void)
@@ -410,6 +431,7 @@ static void test_image_quantize8_trunc(void)
 }
 
 PF_TEST_SUITE(dataset_image, PF_TEST(test_image_new_layout),
+              PF_TEST(test_image_blocks_start_on_a_page),
               PF_TEST(test_image_new_rejects_bad_sizes), PF_TEST(test_image_load_bundled_photos),
               PF_TEST(test_image_png8_round_trip), PF_TEST(test_image_png16_round_trip),
               PF_TEST(test_image_save_quantises), PF_TEST(test_image_png16_from_libpng),

@@ -58,7 +58,9 @@ typedef struct fake {
     double lucky;        /* the first training measurement of a schedule is time x lucky */
     bool low_independent; /* low fidelity: unrelated to the full measurement (else half the
                              time and twice the error) */
-    int n_front;         /* the frontier the search last sent (screening would use it) */
+    pf_front_point *front;  /* the frontier the search last sent: the screening's */
+    int n_front;
+    int samples;         /* the samples asked of the candidates submitted next (0: 5) */
     pf_strmap measured;  /* schedules measured on the training split */
 } fake;
 
@@ -91,6 +93,10 @@ static int fake_submit(pf_evaluator *ev, long id, pf_image_set set, const char *
     else if (pf_strmap_add(&f->measured, schedule, 0))
         r->time *= f->lucky;
     r->worker = 0;
+    r->n_images = 1;  /* one image, with the samples a worker would have taken */
+    r->images = pf_xcalloc(1, sizeof *r->images);
+    r->images[0] = (pf_eval_image){ .rel_time = r->time, .error = r->error,
+                                    .samples = f->samples > 0 ? f->samples : 5 };
     (*f->submitted)++;
     return 0;
 }
@@ -107,8 +113,9 @@ static int fake_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
     }
     *out = f->q[0];
     /* measured now, as a pool dispatches when a worker is free: screened against the frontier
-     * the search sent last */
-    out->full_timing = f->n_front == 0 || out->set == PF_SET_TEST;
+     * the search sent last (its time stands for the screened one) */
+    out->full_timing = out->set == PF_SET_TEST ||
+                       pf_screen_may_reach(f->front, f->n_front, out->error, out->time, 0.2);
     memmove(f->q, f->q + 1, sizeof *f->q * (size_t)--f->n);
     return 1;
 }
@@ -125,19 +132,28 @@ static void fake_destroy(pf_evaluator *ev)
     for (int i = 0; i < f->n; i++)
         pf_record_free(&f->q[i]);
     free(f->q);
+    free(f->front);
     pf_strmap_free(&f->measured);
     free(f);
 }
 
 static void fake_set_frontier(pf_evaluator *ev, const pf_front_point *pts, int n)
 {
-    (void)pts;
-    ((fake *)ev)->n_front = n;
+    fake *f = (fake *)ev;
+    free(f->front);
+    f->front = pf_front_copy(pts, n);
+    f->n_front = n;
+}
+
+static void fake_set_samples(pf_evaluator *ev, int samples)
+{
+    ((fake *)ev)->samples = samples;
 }
 
 static const pf_evaluator_ops fake_ops = { .submit = fake_submit, .wait = fake_wait,
                                            .describe = fake_describe, .destroy = fake_destroy,
-                                           .set_frontier = fake_set_frontier };
+                                           .set_frontier = fake_set_frontier,
+                                           .set_samples = fake_set_samples };
 
 pf_evaluator *st_fake_evaluator_lucky(double delay_ms, long *submitted, double lucky)
 {

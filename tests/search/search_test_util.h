@@ -13,7 +13,8 @@ pf_program *st_load_app(const char *name);
 extern const char *const st_apps[];
 
 /* A fake evaluator: time and error are fixed functions of the schedule text (so runs are
- * reproducible to the bit), each evaluation sleeps delay_ms. *submitted counts submissions. */
+ * reproducible to the bit), each evaluation sleeps delay_ms. *submitted counts submissions.
+ * A record has one image whose `samples` are those the search asked for (5 by default). */
 pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted);
 /* The same, except that the first training measurement of each schedule is its time x lucky
  * (a noisy measurement that came out low). */

@@ -264,14 +264,17 @@ static void test_gpu_exec_genes(void)
         pf_rng_seed(&r, 11 + (uint64_t)a);
         pf_schedule s;
         pf_genome_initial(&c, &r, &s);
-        int tiled = 0, at = 0, cpu = 0;
+        int tiled = 0, at = 0, cpu = 0, atomic = 0;
         for (int i = 0; i < 150; i++) {
             pf_genome_mutate(&c, &r, &s);
             expect_valid(p, &s);
             for (int k = 0; k < p->n_stages; k++) {
                 const pf_exec_gene *g = &s.exec[k];
-                bool capable = !p->stages[k]->serial && p->stages[k]->n_vars >= 2;
+                const pf_stage *st = p->stages[k];
+                bool capable = (!st->serial || pf_stage_accumulates(st, NULL, 0)) &&
+                               st->n_vars >= 2;
                 tiled += g->set && g->gpu;
+                atomic += g->set && g->gpu && st->serial;  /* the splat: atomic adds */
                 at += g->set && g->at >= 0;
                 cpu += g->set && capable && !g->gpu && g->at < 0;
             }
@@ -288,6 +291,8 @@ static void test_gpu_exec_genes(void)
                at);
         CU_ASSERT(tiled > 0);
         CU_ASSERT_EQUAL(cpu, 0);
+        if (strcmp(st_apps[a], "bilateral_grid") == 0)
+            CU_ASSERT(atomic > 0);
         at_total += at;
         pf_schedule_free(&s);
         pf_genome_ctx_free(&c);

@@ -422,6 +422,32 @@ static void test_confirmation_supersedes_in_the_final_frontier(void)
         pf_record_free(&recs[i]);
 }
 
+/* S, set aside by the screening (one short sample: 0.6 at A's error, while A's lucky 0.5
+ * dominated it), is no claim: with A confirmed at 0.9 the final frontier keeps B (timed in
+ * full), and only the confirmation's selection sees S, so that it is measured in full. */
+static void test_screened_record_enters_only_once_confirmed(void)
+{
+    pf_eval_record recs[4] = { train_rec("A", 0, 0.5, 1.0), train_rec("B", 1, 0.7, 1.0),
+                               train_rec("S", 1, 0.6, 1.0),
+                               train_rec("A", PF_GEN_CONFIRM, 0.9, 1.0) };
+    recs[2].full_timing = false;
+    recs[2].screen_time = 0.6;
+    int *front, n = pf_tune_front_of(recs, 4, INT_MAX, &front);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 1);
+    free(front);
+    n = pf_tune_front_of(recs, 4, 1, &front);  /* nor in a generation's frontier */
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 0);
+    free(front);
+    n = pf_tune_front_select(recs, 4, INT_MAX, true, &front);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(front[0], 2);
+    free(front);
+    for (int i = 0; i < 4; i++)
+        pf_record_free(&recs[i]);
+}
+
 /* An advantage within the timing's spread is none: E (0.95, slow end 1.02) does not beat the
  * exact program, G (0.58 against F's 0.6, slow end 0.62) does not beat F. */
 static void test_frontier_admits_beyond_the_spread(void)
@@ -444,12 +470,14 @@ static void test_frontier_admits_beyond_the_spread(void)
 
 /* Every first measurement comes out at `luck` x its time: after the confirmation rounds every
  * final frontier variant is a confirmation with its honest time, timed in full (not set aside
- * by a screening), and no schedule was measured more than twice on the training split. */
+ * by a screening) with the confirmation's samples (the search's and the test's with 5), and no
+ * schedule was measured more than twice on the training split. */
 static void confirmed_run(const char *dir, double luck)
 {
     pf_tune_config cfg;
     small_config(&cfg, 8, 4);
     cfg.confirm = 30;
+    cfg.confirm_samples = 11;
     long submitted = 0;
     pf_error err;
     pf_tune *t = pf_tune_create(dir, &cfg, &err);
@@ -473,9 +501,13 @@ static void confirmed_run(const char *dir, double luck)
             pf_strmap_put(&times, recs[n].schedule, k + 1);
             CU_ASSERT(k + 1 <= 2);
         }
+        CU_ASSERT_EQUAL_FATAL(recs[n].n_images, 1);
         if (recs[n].generation == PF_GEN_CONFIRM) {
             confirmations++;
             CU_ASSERT(recs[n].full_timing);  /* the search sent no frontier to screen with */
+            CU_ASSERT_EQUAL(recs[n].images[0].samples, 11);
+        } else {
+            CU_ASSERT_EQUAL(recs[n].images[0].samples, 5);
         }
         n++;
     }
@@ -488,6 +520,10 @@ static void confirmed_run(const char *dir, double luck)
         CU_ASSERT_EQUAL(recs[front[i]].generation, PF_GEN_CONFIRM);
         CU_ASSERT_DOUBLE_EQUAL(recs[front[i]].time, honest, 1e-12);
     }
+    char *config = run_file(dir, PF_RUN_CONFIG);  /* the run says how it confirmed */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(config);
+    CU_ASSERT_PTR_NOT_NULL(strstr(config, "\"confirm_samples\":11"));
+    free(config);
     char *tsv = run_file(dir, PF_RUN_FRONTIER_TRAIN);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tsv);
     const char *head = "variant\ttime\tspeedup\tspeedup_lo\tspeedup_hi\t";
@@ -517,5 +553,6 @@ PF_TEST_SUITE(search_rundir, PF_TEST(test_log_appends_and_cuts_torn_lines),
               PF_TEST(test_real_run_resumes), PF_TEST(test_guided_frontier_is_measured),
               PF_TEST(test_guided_resume_matches_uninterrupted),
               PF_TEST(test_confirmation_supersedes_in_the_final_frontier),
+              PF_TEST(test_screened_record_enters_only_once_confirmed),
               PF_TEST(test_frontier_admits_beyond_the_spread),
               PF_TEST(test_confirmation_replaces_lucky_measurements))
