@@ -21,14 +21,6 @@
  * few enough that the block (height x PF_GAUSS_BLOCK doubles) stays in cache. */
 #define PF_GAUSS_BLOCK 32
 
-/* w[n] = B x[n] + a1 w[n-1] + a2 w[n-2] + a3 w[n-3], then the same backwards. m is the 3x3 map
- * from the causal pass's last three states (minus the edge value) to the anti-causal pass's
- * first three states (minus the edge value) for a signal that continues with its last sample. */
-typedef struct pf_yvv {
-    double B, a1, a2, a3;
-    double m[3][3];
-} pf_yvv;
-
 /* Young & van Vliet's q(sigma) and b0..b3 (their eq. 11 and 8c). */
 static void yvv_coefficients(double sigma, pf_yvv *c)
 {
@@ -77,7 +69,7 @@ static void yvv_boundary_matrix(pf_yvv *c, double sigma)
     free(f);
 }
 
-static int yvv_prepare(double sigma, pf_yvv *c)
+int pf_gauss_yvv(double sigma, pf_yvv *c)
 {
     if (!(sigma > 0.0))
         return 0;
@@ -125,7 +117,7 @@ static void yvv_strided(const pf_yvv *c, float *data, int n, size_t step, double
 int pf_gauss_iir_1d(float *data, int n, size_t step, double sigma)
 {
     pf_yvv c;
-    if (n <= 0 || !yvv_prepare(sigma, &c))
+    if (n <= 0 || !pf_gauss_yvv(sigma, &c))
         return 0;
     double *buf = malloc(sizeof(double) * (size_t)n);
     if (!buf)
@@ -222,10 +214,10 @@ int pf_gauss_iir_2d_par(float *plane, int width, int height, size_t stride, doub
     if (width <= 0 || height <= 0)
         return 0;
     gauss_job j = { .plane = plane, .width = width, .height = height, .stride = stride };
-    if (yvv_prepare(sigma_x, &j.c) && pf_par_run(par, gauss_rows, &j, height) != 0)
+    if (pf_gauss_yvv(sigma_x, &j.c) && pf_par_run(par, gauss_rows, &j, height) != 0)
         return -1;
     int blocks = (width + PF_GAUSS_BLOCK - 1) / PF_GAUSS_BLOCK;
-    if (yvv_prepare(sigma_y, &j.c) && pf_par_run(par, gauss_columns, &j, blocks) != 0)
+    if (pf_gauss_yvv(sigma_y, &j.c) && pf_par_run(par, gauss_columns, &j, blocks) != 0)
         return -1;
     return 0;
 }

@@ -19,7 +19,7 @@ typedef struct cgen {
 
 static const char *ctype(ir_type t)
 {
-    static const char *names[] = { "bool", "int32_t", "int64_t", "float" };
+    static const char *names[] = { "bool", "int32_t", "int64_t", "float", "double" };
     return names[t];
 }
 
@@ -48,6 +48,9 @@ static void cg_const(cgen *g, const ir_expr *e)
             pf_sb_puts(g->out, e->fval > 0 ? "INFINITY" : "(-INFINITY)");
         else
             pf_sb_printf(g->out, "%af", (double)e->fval);
+        break;
+    case IR_F64:  /* finite: only lowering makes them (codegen/lower_gauss_gpu.c) */
+        pf_sb_printf(g->out, "%a", e->dval);
         break;
     }
 }

@@ -189,6 +189,8 @@ int pf_gpu_kernel_params(const ir_func *f, const pf_gpu_kernel *k, const uint64_
         case IR_I32: memcpy(&slots[n], &i32, 4); break;
         case IR_I64: memcpy(&slots[n], &vars[id].i, 8); break;
         case IR_F32: memcpy(&slots[n], &vars[id].f, 4); break;
+        case IR_F64:  /* only kernels make f64 values (codegen/lower_gauss_gpu.c) */
+            return pf_fail(err, "CUDA: %s takes an f64 host value", k->name);
         }
         params[n] = &slots[n];
     }

@@ -109,6 +109,13 @@ ir_expr *ir_const_f32(ir_func *f, float v)
     return e;
 }
 
+ir_expr *ir_const_f64(ir_func *f, double v)
+{
+    ir_expr *e = expr_new(f, IR_CONST, IR_F64);
+    e->dval = v;
+    return e;
+}
+
 ir_expr *ir_const_bool(ir_func *f, bool v)
 {
     ir_expr *e = expr_new(f, IR_CONST, IR_BOOL);
@@ -421,7 +428,7 @@ ir_stmt *ir_list_block(ir_func *f, ir_list *l)
 
 const char *ir_type_name(ir_type t)
 {
-    static const char *names[] = { "bool", "i32", "i64", "f32" };
+    static const char *names[] = { "bool", "i32", "i64", "f32", "f64" };
     return names[t];
 }
 
@@ -444,7 +451,7 @@ const char *ir_fn_name(ir_fn fn)
 
 bool ir_is_const(const ir_expr *e, int64_t *ival)
 {
-    if (e->kind != IR_CONST || e->type == IR_F32)
+    if (e->kind != IR_CONST || ir_type_is_float(e->type))
         return false;
     if (ival)
         *ival = e->ival;
@@ -468,6 +475,8 @@ bool ir_expr_equal(const ir_expr *a, const ir_expr *b)
         return false;
     switch (a->kind) {
     case IR_CONST:
+        if (a->type == IR_F64)
+            return memcmp(&a->dval, &b->dval, sizeof a->dval) == 0;
         return a->type == IR_F32 ? memcmp(&a->fval, &b->fval, sizeof a->fval) == 0
                                  : a->ival == b->ival;
     case IR_VARREF:

@@ -2,7 +2,7 @@
  * and what schedule passes rewrite.
  *
  * Semantics preamble (as in Halide's IR.h):
- * - Expressions are pure, typed scalars (bool, i32, i64, f32) and immutable once built: passes
+ * - Expressions are pure, typed scalars (bool, i32, i64, f32, f64) and immutable once built: passes
  *   build new nodes and may share subtrees. Integer +,-,* wrap (32/64-bit two's complement);
  *   IR_DIV/IR_MOD on integers are the language's safe C division (x/0 = 0, x%0 = 0,
  *   INT_MIN/-1 = INT_MIN); IR_MIN/IR_MAX are `b < a ? b : a` / `a < b ? b : a`. Float arithmetic
@@ -39,7 +39,16 @@
 
 #define IR_MAX_DIMS 4
 
-typedef enum ir_type { IR_BOOL, IR_I32, IR_I64, IR_F32 } ir_type;
+/* IR_F64 is a scalar type only (constants, lets, mutable locals, arithmetic, comparisons and
+ * casts to and from f32 and the integers): buffers, arrays and calls stay f32. It carries
+ * recursions that must run in double, as the CPU runtime runs them (the GPU Gaussian's
+ * recursive filter, codegen/lower_gauss_gpu.c). */
+typedef enum ir_type { IR_BOOL, IR_I32, IR_I64, IR_F32, IR_F64 } ir_type;
+
+static inline bool ir_type_is_float(ir_type t)
+{
+    return t == IR_F32 || t == IR_F64;
+}
 
 typedef enum ir_var_kind { IR_VAR_LET, IR_VAR_MUT, IR_VAR_LOOP, IR_VAR_ARRAY } ir_var_kind;
 
@@ -91,7 +100,7 @@ typedef struct ir_buffer {
 } ir_buffer;
 
 typedef enum ir_expr_kind {
-    IR_CONST,    /* ival (BOOL/I32/I64) or fval (F32) */
+    IR_CONST,    /* ival (BOOL/I32/I64), fval (F32) or dval (F64) */
     IR_VARREF,   /* var (LET, MUT or LOOP) */
     IR_BIN,      /* op, a, b */
     IR_UN,       /* op (IR_NEG, IR_NOT), a */
@@ -145,6 +154,7 @@ struct ir_expr {
     ir_fn fn;
     int64_t ival;
     float fval;
+    double dval;
     ir_var *var;
     ir_expr *a, *b, *c;
     ir_buffer *buf;
@@ -275,6 +285,7 @@ ir_var *ir_table_new(ir_func *f, const char *name, ir_type type, int len, const 
 ir_expr *ir_const_i32(ir_func *f, int32_t v);
 ir_expr *ir_const_i64(ir_func *f, int64_t v);
 ir_expr *ir_const_f32(ir_func *f, float v);
+ir_expr *ir_const_f64(ir_func *f, double v);
 ir_expr *ir_const_bool(ir_func *f, bool v);
 ir_expr *ir_ref(ir_func *f, ir_var *v);
 ir_expr *ir_bin(ir_func *f, ir_op op, ir_expr *a, ir_expr *b);

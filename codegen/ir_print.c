@@ -32,6 +32,9 @@ static void print_const(const ir_expr *e, pf_strbuf *out)
     case IR_F32:
         pf_sb_printf(out, "%.9gf", (double)e->fval);
         break;
+    case IR_F64:
+        pf_sb_printf(out, "%.17gd", e->dval);
+        break;
     }
 }
 

@@ -136,7 +136,7 @@ static ir_expr *identity_bin(ir_func *f, ir_expr *e)
     bool b_int = ir_is_const(b, &ci), a_int_c = false;
     int64_t ai = 0;
     a_int_c = ir_is_const(a, &ai);
-    if (e->type == IR_F32 || a->type == IR_F32) {
+    if (ir_type_is_float(e->type) || ir_type_is_float(a->type)) {
         if (ir_is_const_f(b, &cf) && ((e->op == IR_MUL || e->op == IR_DIV) && cf == 1.0f))
             return a;
         if (ir_is_const_f(a, &cf) && e->op == IR_MUL && cf == 1.0f)
@@ -233,6 +233,7 @@ static ir_expr *fold_cast(ir_func *f, ir_expr *e)
     if (ir_is_const(a, &x)) {
         switch (e->type) {
         case IR_F32: return ir_const_f32(f, a->type == IR_I64 ? (float)x : (float)(int32_t)x);
+        case IR_F64: return ir_const_f64(f, a->type == IR_I64 ? (double)x : (double)(int32_t)x);
         case IR_I32: return ir_const_i32(f, (int32_t)(uint32_t)(uint64_t)x);
         case IR_I64: return ir_const_i64(f, a->type == IR_BOOL ? (x != 0) : x);
         case IR_BOOL: return ir_const_bool(f, x != 0);

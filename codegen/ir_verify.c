@@ -68,7 +68,7 @@ static int check_bin(verifier *v, const ir_expr *e)
                     ir_type_name(e->a->type), ir_type_name(e->b->type));
     if ((e->op == IR_AND || e->op == IR_OR) && e->a->type != IR_BOOL)
         return fail(v, "%s on non-bool operands", ir_op_name(e->op));
-    if (e->op == IR_MOD && e->a->type == IR_F32)
+    if (e->op == IR_MOD && ir_type_is_float(e->a->type))
         return fail(v, "%% on floats");
     return 0;
 }

@@ -431,6 +431,7 @@ void em_init_types(emit *e)
     e->t_i32 = LLVMInt32TypeInContext(e->ctx);
     e->t_i64 = LLVMInt64TypeInContext(e->ctx);
     e->t_f32 = LLVMFloatTypeInContext(e->ctx);
+    e->t_f64 = LLVMDoubleTypeInContext(e->ctx);
     e->t_ptr = LLVMPointerTypeInContext(e->ctx, 0);
     e->t_void = LLVMVoidTypeInContext(e->ctx);
 }

@@ -13,6 +13,7 @@ LLVMTypeRef em_type(emit *e, ir_type t)
     case IR_BOOL: return e->t_i1;
     case IR_I32: return e->t_i32;
     case IR_I64: return e->t_i64;
+    case IR_F64: return e->t_f64;
     default: return e->t_f32;
     }
 }
@@ -175,17 +176,19 @@ static LLVMValueRef em_cast(emit *e, const ir_expr *x)
     LLVMValueRef a = em_expr(e, x->a);
     ir_type from = x->a->type, to = x->type;
     LLVMTypeRef t = em_type(e, to);
-    if (to == IR_F32)
+    if (ir_type_is_float(to) && ir_type_is_float(from))  /* f32 <-> f64: exact or rounded */
+        return to == IR_F64 ? LLVMBuildFPExt(e->b, a, t, "") : LLVMBuildFPTrunc(e->b, a, t, "");
+    if (ir_type_is_float(to))
         return from == IR_BOOL ? LLVMBuildUIToFP(e->b, a, t, "") : LLVMBuildSIToFP(e->b, a, t, "");
     if (to == IR_BOOL) {
-        if (from == IR_F32)
-            return LLVMBuildFCmp(e->b, LLVMRealUNE, a, LLVMConstReal(e->t_f32, 0.0), "");
+        if (ir_type_is_float(from))
+            return LLVMBuildFCmp(e->b, LLVMRealUNE, a, LLVMConstReal(em_type(e, from), 0.0), "");
         return LLVMBuildICmp(e->b, LLVMIntNE, a, LLVMConstInt(em_type(e, from), 0, 0), "");
     }
-    if (from == IR_F32) {
+    if (ir_type_is_float(from)) {
         /* Truncation toward zero, saturating, NaN -> 0: exactly llvm.fptosi.sat. */
         unsigned id = LLVMLookupIntrinsicID("llvm.fptosi.sat", 15);
-        LLVMTypeRef tys[2] = { t, e->t_f32 };
+        LLVMTypeRef tys[2] = { t, em_type(e, from) };
         LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
         LLVMTypeRef fty = LLVMIntrinsicGetType(e->ctx, id, tys, 2);
         return LLVMBuildCall2(e->b, fty, fn, &a, 1, "");
@@ -448,6 +451,8 @@ static LLVMValueRef em_const(emit *e, const ir_expr *x)
 {
     if (x->type == IR_F32)
         return LLVMConstReal(e->t_f32, (double)x->fval);
+    if (x->type == IR_F64)
+        return LLVMConstReal(e->t_f64, x->dval);
     return LLVMConstInt(em_type(e, x->type), (unsigned long long)x->ival, x->type != IR_BOOL);
 }
 
@@ -460,13 +465,13 @@ LLVMValueRef em_expr(emit *e, const ir_expr *x)
         return em_var(e, x->var);
     case IR_BIN: {
         LLVMValueRef a = em_expr(e, x->a), b = em_expr(e, x->b);
-        return x->a->type == IR_F32 ? float_bin(e, x, a, b) : int_bin(e, x, a, b);
+        return ir_type_is_float(x->a->type) ? float_bin(e, x, a, b) : int_bin(e, x, a, b);
     }
     case IR_UN: {
         LLVMValueRef a = em_expr(e, x->a);
         if (x->op == IR_NOT)
             return LLVMBuildNot(e->b, a, "");
-        return x->type == IR_F32 ? LLVMBuildFNeg(e->b, a, "")
+        return ir_type_is_float(x->type) ? LLVMBuildFNeg(e->b, a, "")
                                  : LLVMBuildSub(e->b, LLVMConstInt(em_type(e, x->type), 0, 0), a, "");
     }
     case IR_SELECT: {

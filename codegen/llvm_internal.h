@@ -21,7 +21,7 @@ struct emit {
     LLVMModuleRef mod;
     LLVMBuilderRef b;
     LLVMBuilderRef ab;          /* positioned in the entry block, for allocas */
-    LLVMTypeRef t_i1, t_i8, t_i32, t_i64, t_f32, t_ptr, t_void;
+    LLVMTypeRef t_i1, t_i8, t_i32, t_i64, t_f32, t_f64, t_ptr, t_void;
     LLVMValueRef fn;            /* the body function being built */
     LLVMBasicBlockRef fail_bb;  /* returns 1 (allocation failure) */
     LLVMBasicBlockRef rt_fail_bb;  /* returns 3 (the stage runtime failed) */

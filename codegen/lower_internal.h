@@ -107,6 +107,34 @@ void lower_ondemand_image(lower_ctx *c, const pf_image_decl *img);
 /* lower_fill.c: grid store reconstruction (linear, nearest) as loops; false when it does not
  * apply (the caller emits the runtime call). */
 bool lower_grid_fill(lower_ctx *c, const pf_stage *st, const lower_lattice *L, ir_buffer *img);
+/* lower_gpu_kernel.c: kernels for work that is a runtime call on the CPU. A range of points
+ * v[0] in [0, n[0]) (and v[1] in [0, n[1]) unless v[1] is NULL) in blocks of threads[0] x
+ * threads[1] threads, and z in [z_lo, z_n) (z_lo NULL: 0) as the grid's z unless z is NULL. */
+typedef struct lower_gpu_range {
+    ir_var *v[2];
+    ir_expr *n[2];
+    int threads[2];
+    ir_var *z;
+    ir_expr *z_lo, *z_n;
+} lower_gpu_range;
+ir_stmt *lower_gpu_kernel(lower_ctx *c, const lower_gpu_range *r, ir_stmt *body);
+/* A stage's lattice view of its image: view index j along d is image index lo[d] + j * step[d]
+ * (lo NULL: j), j in [0, n[d]), as the stage runtime gets it (reconstruct/stage_rt.h). */
+typedef struct lower_view {
+    ir_buffer *img;
+    int nd;
+    ir_expr *lo[IR_MAX_DIMS], *step[IR_MAX_DIMS], *n[IR_MAX_DIMS];
+} lower_view;
+void lower_gpu_view(lower_view *v, lower_ctx *c, const pf_stage *st, const lower_lattice *L,
+                    ir_buffer *img);
+void lower_gpu_view_index(ir_func *f, const lower_view *v, ir_expr *const *j, ir_expr **i);
+/* Channel subsampling's copy as a kernel, on a plan for a GPU; false when it does not apply
+ * (the caller emits the runtime call). */
+bool lower_copy_channels_gpu(lower_ctx *c, const pf_stage *st, const lower_lattice *L,
+                             ir_buffer *img, ir_buffer *ref, int c0);
+/* lower_gauss_gpu.c: a grid stage's store-mode Gaussian reconstruction as kernels, on a plan
+ * for a GPU; false when it does not apply (the caller emits the runtime call). */
+bool lower_gauss_gpu(lower_ctx *c, const pf_stage *st, const lower_lattice *L, ir_buffer *img);
 /* The same fill per tile of a store-mode stage tiled along x and y (NULL when it does not
  * apply): the stage computes its tile's samples, one more column and row, into the window
  * lower_tile_fill_samples() (its storage while it is lowered; loops over sample indices), and

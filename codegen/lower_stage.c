@@ -497,6 +497,8 @@ static void emit_copy_channels(lower_ctx *c, const pf_stage *st, const lower_lat
         lower_error(c, "stage '%s': channel subsampling needs a reference image", st->name);
         return;
     }
+    if (lower_copy_channels_gpu(c, st, L, img, c->bufs[a->ref->index], a->channels))
+        return;
     ir_expr *args[3 * IR_MAX_DIMS + 1];
     int n = view_args(st, L, args);
     args[n++] = ir_const_i32(c->f, a->channels);
@@ -671,7 +673,7 @@ static void lower_sampled(lower_ctx *c, const pf_stage *st, nest_spec *ns, ir_va
             nest_loop_perf(c, ns, k >= 2 ? 1 : 0);
         lower_emit(c, build_nest(c, ns, vars));
         if (a->sample == PF_SAMPLE_GRID && a->recon != PF_RECON_NONE && !store &&
-            !lower_grid_fill(c, st, L, img))
+            !lower_grid_fill(c, st, L, img) && !lower_gauss_gpu(c, st, L, img))
             emit_reconstruct(c, st, L, img, NULL, NULL);
         break;
     }

@@ -2,9 +2,10 @@
 # bench/gpu/run.sh — the CUDA backend on a GPU machine, in one run of about five minutes
 # (issue 24; docs/gpu.md §6), and the CPU's scaling on that machine's 16 cores (issue 28).
 # Steps, in the order STEPS names them (default: all, this order):
-#   tests    test_codegen's codegen_gpu_run (every app's default GPU schedule, GPU fills and
-#            random perforation + GPU genes on the CUDA backend against the interpreter, max abs
-#            <= 1e-4) and codegen_gpu_ptx (ptxas registers and spills);
+#   tests    test_codegen's codegen_gpu_run (every app's default GPU schedule, GPU fills, GPU
+#            Gaussian reconstructions, random perforation + GPU genes, on the CUDA backend
+#            against the interpreter, max abs <= 1e-4) and codegen_gpu_ptx (ptxas registers and
+#            spills);
 #   exact    every app (EXACT_APPS) at SIZE: `perfora run --target cuda --time 101` (kernels by
 #            CUDA events, transfers apart) and `--threads 2 --time 5` on the CPU, outputs compared;
 #   anchors  the anchors' gpu_bench on the same GPU, minutes apart;
@@ -12,13 +13,18 @@
 #            variant;
 #   perf     one perforated variant per app against its exact program, both on the GPU in the
 #            same step, and its output against the same variant on the CPU;
+#   gauss    Gaussian reconstructions on the GPU (docs/gpu.md §5): the recursive filter tiled
+#            (PF_GPU_GAUSS=tiled, tiles of 32; tiled:16, tiled:64) against one thread per row
+#            and column (rows), each variant's kernels against the exact program's in the same
+#            step, and each output against the same variant on the CPU (2 threads);
 #   tune     a small `perfora tune --target cuda` (the search on the GPU);
 #   scaling  bench_scaling at 1, 2 and all cores (issue 28).
 # Each step has a time limit, and the later steps are skipped once BUDGET_S seconds have passed.
 #
 # Usage, from the repository root, after bench/gpu/bundle.sh (its .gpubundle/bundle.tar.xz is
 # unpacked when present) or with perfora built here:  OUT=out/gpu bash bench/gpu/run.sh
-# Environment: BUDGET_S (default 420), SIZE (2048x1536), SRC (the photo scaled to SIZE).
+# Environment: BUDGET_S (default 420), SIZE (2048x1536), SRC (the photo scaled to SIZE), IMG
+# (an image of SIZE to use instead).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUTDIR=${OUT:-$PWD/out/gpu}
@@ -60,8 +66,8 @@ say "CPU: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 # the photo at SIZE
 SIZE=${SIZE:-2048x1536}
 SRC=${SRC:-data/images/train/man_made_55_820x614.png}
-IMG=/tmp/pf_img_$SIZE.png
-python3 -c "
+IMG=${IMG:-/tmp/pf_img_$SIZE.png}  # an image of that size given: used as it is
+[ -f "$IMG" ] || python3 -c "
 from PIL import Image
 w, h = map(int, '$SIZE'.split('x'))
 Image.open('$SRC').convert('RGB').resize((w, h), Image.BICUBIC).save('$IMG')" ||
@@ -85,7 +91,7 @@ step_tests() {
   timeout 150 "$TESTS" codegen_gpu_run codegen_gpu_ptx > "$OUTDIR/gpu_tests.txt" 2>&1
   say "rc=$? $(grep -E 'asserts|tests ' "$OUTDIR/gpu_tests.txt" | tr -s ' ' | tr '\n' ' ')"
   say "compared: $(grep -c 'max|diff|' "$OUTDIR/gpu_tests.txt"), not run (host runtime call): $(grep -c 'not run' "$OUTDIR/gpu_tests.txt")"
-  grep -E 'SKIP|on NVIDIA|FAIL|Assertion|GPU fill' "$OUTDIR/gpu_tests.txt" | head -16 | tee -a "$SUMMARY"
+  grep -E 'SKIP|on NVIDIA|FAIL|Assertion|GPU fill|GPU gaussian' "$OUTDIR/gpu_tests.txt" | head -50 | tee -a "$SUMMARY"
 }
 
 step_exact() {
@@ -171,6 +177,41 @@ step_perf() {
   done
 }
 
+declare -A GAUSS=( [blur]="loop_output grid 2 2 1 reconstruct store gaussian 1"
+  [bilateral_filter]="loop_pixels grid 2 2 reconstruct store gaussian 1"
+  [median]="loop_pixels grid 3 3 1 channels 2 reconstruct store gaussian 0.7" )
+step_gauss() {
+  say "# $SIZE Gaussian reconstruction on the GPU: kernels (median of 51 calls), PF_GPU_GAUSS"
+  say "app              exact_ms  rows_ms   tiled_ms  tiled16   tiled64   rows/tiled  max|gpu-cpu| (tiled, rows)"
+  for app in ${GAUSS_APPS:-blur bilateral_filter median}; do
+    left || break
+    tr ';' '\n' <<< "${GAUSS[$app]}" > /tmp/pf_gauss_$app.sched
+    : > "$OUTDIR/gauss_$app.txt"
+    c=$(timeout 90 $PERFORA run apps/$app.pf --schedule /tmp/pf_gauss_$app.sched --threads 2 \
+        --time 3 --in $IMG --out /tmp/cpug_$app.png 2>&1)
+    e=$(timeout 60 $PERFORA run apps/$app.pf --target cuda --time 51 --in $IMG \
+        --out /tmp/gpue_$app.png 2>&1)
+    declare -A ms=()
+    for mode in rows tiled tiled:16 tiled:64; do
+      g=$(PF_GPU_GAUSS=$mode timeout 60 $PERFORA run apps/$app.pf --target cuda \
+          --schedule /tmp/pf_gauss_$app.sched --time 51 --in $IMG \
+          --out "/tmp/gpug_${app}_${mode/:/_}.png" 2>&1)
+      echo "# PF_GPU_GAUSS=$mode"$'\n'"$g" >> "$OUTDIR/gauss_$app.txt"
+      ms[$mode]=$(ms_of "$g")
+      [ -n "${ms[$mode]}" ] || say "$app $mode: $(tail -1 <<< "$g")"
+    done
+    echo "$c"$'\n'"$e" >> "$OUTDIR/gauss_$app.txt"
+    if [ -n "${ms[rows]}" ] && [ -n "${ms[tiled]}" ]; then
+      say "$(printf '%-16s %-9s %-9s %-9s %-9s %-9s %-11s %s, %s' $app "$(ms_of "$e")" \
+            ${ms[rows]} ${ms[tiled]} "${ms[tiled:16]}" "${ms[tiled:64]}" \
+            $(ratio ${ms[rows]} ${ms[tiled]}) "$(pngdiff /tmp/gpug_${app}_tiled.png /tmp/cpug_$app.png)" \
+            "$(pngdiff /tmp/gpug_${app}_rows.png /tmp/cpug_$app.png)")"
+    else
+      say "$(printf '%-16s CPU: %s' $app "$(ms_of "$c") ms (2 threads)")"
+    fi
+  done
+}
+
 step_tune() {
   say "# perfora tune apps/blur.pf --target cuda (population 8 x 3 generations, 820x614)"
   rm -rf /tmp/pf_tune
@@ -192,7 +233,7 @@ step_scaling() {
   done
 }
 
-for step in ${STEPS:-tests exact anchors blur perf tune scaling}; do
+for step in ${STEPS:-tests exact anchors blur perf gauss tune scaling}; do
   say ""
   left || continue
   "step_$step"

@@ -1,7 +1,9 @@
 /* GPU lowering run on the CPU (issue 24, docs/gpu.md): every app's plan for a GPU target
  * (block and thread loops, shared-memory windows, barriers) compiled by the JIT, which runs
  * block and thread loops as serial loops, equals the reference interpreter (max abs <= 1e-5),
- * with the default GPU schedule and under random perforation + random GPU genes (fixed seed).
+ * with the default GPU schedule, with the kernels lowering makes for stored reconstructions
+ * (fills, Gaussian, channel copies) and under random perforation + random GPU genes (fixed
+ * seed).
  * The IR is the one the CUDA backend gets: the driver runs the same passes for both. Suite
  * codegen_gpu_run runs the same tests on the CUDA backend where a GPU is (SKIP elsewhere). */
 #include "tests/codegen/codegen_util.h"
@@ -105,6 +107,20 @@ static char *plan_ir(const pf_program *prog, const pf_param_values *params, cons
     return pf_sb_take(&sb);
 }
 
+/* plan against the interpreter on both sizes (seeds seed, seed + 1); what names the test. */
+static void on_sizes(const pf_program *prog, const pf_param_values *params, const pf_plan *plan,
+                     unsigned seed, const char *what)
+{
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        pf_image *in = cg_synthetic(sizes[s][0], sizes[s][1], 3, seed + (unsigned)s);
+        double d = jit_vs_interp(prog, params, plan, in);
+        printf("\n    %-16s %3dx%-3d %s max|diff| %.2g", prog->name, sizes[s][0], sizes[s][1],
+               what, d);
+        CU_ASSERT(d <= tolerance);
+        pf_image_free(in);
+    }
+}
+
 /* Every app under its default GPU schedule: block and thread loops present in the IR (and
  * barriers where a producer sits in shared memory), and the same result as the interpreter. */
 static void test_default_gpu_schedule(void)
@@ -124,52 +140,80 @@ static void test_default_gpu_schedule(void)
             fused = fused || plan->stages[i].exec.at >= 0;
         CU_ASSERT_EQUAL(strstr(ir, "barrier;") != NULL, fused);
         free(ir);
-        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-            pf_image *in = cg_synthetic(sizes[s][0], sizes[s][1], 3, 5u + (unsigned)s);
-            double d = jit_vs_interp(prog, &params, plan, in);
-            printf("\n    %-16s %3dx%-3d default GPU schedule max|diff| %.2g", prog->name,
-                   sizes[s][0], sizes[s][1], d);
-            CU_ASSERT(d <= tolerance);
-            pf_image_free(in);
-        }
+        on_sizes(prog, &params, plan, 5u, "default GPU schedule");
         pf_plan_free(plan);
         pf_params_free(&params);
         pf_program_free(prog);
     }
 }
 
+/* app under sched: its final IR has `want` (and not `absent`, unless NULL), the CUDA backend
+ * would run it (no host runtime call), and it equals the interpreter on both sizes. */
+static void run_case(const char *app, const char *sched, const char *want, const char *absent,
+                     unsigned seed, const char *what)
+{
+    pf_program *prog = cg_load_app(app);
+    pf_param_values params;
+    pf_params_init(&params, prog);
+    pf_plan *plan = gpu_plan(prog, sched);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+    char *ir = plan_ir(prog, &params, plan);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ir, want));
+    if (absent)
+        CU_ASSERT_PTR_NULL(strstr(ir, absent));
+    free(ir);
+    CU_ASSERT_FALSE(cuda_refuses(prog, &params, plan));
+    on_sizes(prog, &params, plan, seed, what);
+    pf_plan_free(plan);
+    pf_params_free(&params);
+    pf_program_free(prog);
+}
+
 /* A store-mode grid stage on the GPU fills its skipped pixels in kernels (one a pass, a point
  * a thread: codegen/lower_fill.c), not in a loop nest the CUDA backend would run on one
- * thread; the paper's blur variant (linear) and a nearest fill of unsharp mask's output. */
+ * thread (no host loop nest); the paper's blur variant (linear) and a nearest fill of unsharp
+ * mask's output. */
 static void test_gpu_fill(void)
 {
+    run_case("blur", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
+                     "loop_output grid 4 4 1 reconstruct store linear\n",
+             "gpu block for<y> fyo", "\n    for ", 11u, "GPU fill");
+    run_case("unsharp_mask", "loop_output grid 3 2 1 reconstruct store nearest\n",
+             "gpu block for<y> fyo", "\n    for ", 11u, "GPU fill");
+}
+
+/* Gaussian reconstructions and channel copies on the GPU (codegen/lower_gauss_gpu.c,
+ * lower_gpu_kernel.c): kernels, no runtime call left, the interpreter's values; the recursive
+ * filter both tiled (tiles of 32, and of 5 so that lines span many tiles and end in partial
+ * ones) and one thread per row and column (PF_GPU_GAUSS). unsharp_mask's stages have `over`
+ * ranges (a lattice view that is not the image); sigma 4 on a 3x2 grid is a wide filter
+ * (width 9.8, feedback gain 1/B = 260: states kept as one float instead of two measured
+ * 4.5e-6 there), sigma 16 on a 5x3 grid a very wide one (width 62, 1/B = 6e4); the bilateral
+ * grid's blur_x a 4-D stage (planes = z x i), its rgb_to_yuv a 2-variable stage over a 3-D
+ * image (planes beyond the stage's variables). */
+static void test_gpu_gauss(void)
+{
     static const char *const cases[][2] = {
-        { "blur", "loop_temp grid 4 1 1 reconstruct on-demand linear\n"
-                  "loop_output grid 4 4 1 reconstruct store linear\n" },
-        { "unsharp_mask", "loop_output grid 3 2 1 reconstruct store nearest\n" },
+        { "blur", "loop_output grid 4 4 1 reconstruct store gaussian 0.5\n" },
+        { "blur", "loop_output grid 2 3 1 channels 2 reconstruct store gaussian 1.3\n" },
+        { "unsharp_mask", "loop_output grid 3 2 1 reconstruct store gaussian 4\n"
+                          "loop_temp channels 1\n" },
+        { "bilateral_filter", "loop_pixels grid 2 2 reconstruct store gaussian 0.8\n" },
+        { "blur", "loop_output grid 5 3 1 reconstruct store gaussian 16\n" },
+        { "bilateral_grid", "blur_x_loop grid 2 2 1 1 reconstruct store gaussian 1\n"
+                            "rgb_to_yuv grid 2 1 reconstruct store gaussian 2\n" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        pf_program *prog = cg_load_app(cases[i][0]);
-        pf_param_values params;
-        pf_params_init(&params, prog);
-        pf_plan *plan = gpu_plan(prog, cases[i][1]);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
-        char *ir = plan_ir(prog, &params, plan);
-        CU_ASSERT_PTR_NOT_NULL(strstr(ir, "gpu block for<y> fyo"));  /* the fill's kernels */
-        CU_ASSERT_PTR_NULL(strstr(ir, "\n    for "));  /* no host loop nest: no 1-thread kernel */
-        free(ir);
-        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-            pf_image *in = cg_synthetic(sizes[s][0], sizes[s][1], 3, 11u + (unsigned)s);
-            double d = jit_vs_interp(prog, &params, plan, in);
-            printf("\n    %-16s %3dx%-3d GPU fill max|diff| %.2g", prog->name, sizes[s][0],
-                   sizes[s][1], d);
-            CU_ASSERT(d <= tolerance);
-            pf_image_free(in);
-        }
-        pf_plan_free(plan);
-        pf_params_free(&params);
-        pf_program_free(prog);
+    static const char *const modes[] = { "tiled", "tiled:5", "rows" };
+    for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
+        setenv("PF_GPU_GAUSS", modes[m], 1);
+        char what[48];
+        snprintf(what, sizeof what, "%-7s GPU gaussian", modes[m]);
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+            run_case(cases[i][0], cases[i][1], m < 2 ? "tiled recursive filter"
+                                                     : "one thread per row and column",
+                     NULL, 17u, what);
     }
+    unsetenv("PF_GPU_GAUSS");
 }
 
 /* ---- scatter stages on the GPU: atomic adds (docs/gpu.md §5) ---- */
@@ -300,7 +344,7 @@ static void random_approx(const pf_program *prog, int loop, unsigned *seed, pf_s
     pf_perforable info;
     pf_perforable_info(prog, loop, &info);
     const char *name = prog->loops[loop].name;
-    int r = pick(seed, 5);
+    int r = pick(seed, 6);
     if (info.kind == PF_PERFORABLE_FOR) {
         if (r == 0)
             pf_sb_printf(out, "%s step 2\n", name);
@@ -319,17 +363,27 @@ static void random_approx(const pf_program *prog, int loop, unsigned *seed, pf_s
         pf_sb_printf(out, "%s importance 0.5 0.1%s\n", name, recon);
         return;
     }
+    bool channels = info.channels;
+    if (r == 5 && channels) {  /* channel subsampling alone */
+        pf_sb_printf(out, "%s channels %d\n", name, 1 + pick(seed, 2));
+        return;
+    }
     if (r >= 3 || !(info.genes & (1u << PF_GENE_GRID)))
         return;
     pf_sb_printf(out, "%s grid", name);
     for (int d = 0; d < info.n_vars; d++)
         pf_sb_printf(out, " %d", d >= 2 ? 1 : 1 + pick(seed, 3));
-    if (info.kind == PF_PERFORABLE_SERIAL_STAGE)
+    if (info.kind == PF_PERFORABLE_SERIAL_STAGE) {
         pf_sb_puts(out, "\n");
-    else if (info.on_demand && r == 0)
+        return;
+    }
+    if (channels && pick(seed, 3) == 0)
+        pf_sb_printf(out, " channels %d", 1 + pick(seed, 2));
+    static const char *const store[] = { "linear", "nearest", "gaussian 0.7", "gaussian 2.5" };
+    if (info.on_demand && r == 0)
         pf_sb_printf(out, " reconstruct on-demand %s\n", pick(seed, 2) ? "linear" : "nearest");
     else
-        pf_sb_printf(out, " reconstruct store %s\n", pick(seed, 2) ? "linear" : "nearest");
+        pf_sb_printf(out, " reconstruct store %s\n", store[pick(seed, 4)]);
 }
 
 /* A random GPU gene for a stage that can take one: tiles and threads, sometimes fewer
@@ -360,7 +414,7 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
 static void test_random_gpu_schedules(void)
 {
     unsigned seed = 24;
-    int tried = 0, ran = 0, shared = 0, masked = 0;
+    int tried = 0, ran = 0, shared = 0, masked = 0, gauss = 0, copies = 0;
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         pf_program *prog = cg_load_app(apps[a]);
         pf_param_values params;
@@ -390,6 +444,8 @@ static void test_random_gpu_schedules(void)
                 ran += d >= 0;
                 masked += d >= 0 && (strstr(pf_sb_str(&text), " adaptive ") ||
                                      strstr(pf_sb_str(&text), " importance "));
+                gauss += d >= 0 && strstr(pf_sb_str(&text), "gaussian");
+                copies += d >= 0 && strstr(pf_sb_str(&text), "channels");
                 pf_plan_free(plan);
             } else {
                 printf("\n    %-16s random schedule %d refused: %s", prog->name, k, err.msg);
@@ -401,10 +457,12 @@ static void test_random_gpu_schedules(void)
         pf_program_free(prog);
     }
     printf("\n    %d of %d random GPU schedules were valid and ran (%d with adaptive or "
-           "importance masks); %d producers in shared memory", ran, tried, masked, shared);
+           "importance masks); %d producers in shared memory; %d with Gaussian "
+           "reconstructions, %d with channel copies", ran, tried, masked, shared, gauss, copies);
     CU_ASSERT(ran >= tried / 2);
     CU_ASSERT(masked >= 3);
     CU_ASSERT(shared >= 3);
+    CU_ASSERT(gauss >= 3 && copies >= 2);
 }
 
 /* GPU genes are parsed, printed and refused like the others, with messages that say why. */
@@ -598,11 +656,16 @@ static void test_cuda_gpu_scatter(void)
     on_cuda(test_gpu_splat_order);
 }
 
-PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
-              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_gpu_scatter),
-              PF_TEST(test_cuda_random_gpu_schedules))
+static void test_cuda_gpu_gauss(void)
+{
+    on_cuda(test_gpu_gauss);
+}
 
-PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules), PF_TEST(test_default_gpu_schedule),
-              PF_TEST(test_gpu_fill), PF_TEST(test_gpu_scatter_exact),
-              PF_TEST(test_gpu_scatter_refused), PF_TEST(test_gpu_splat_order),
-              PF_TEST(test_random_gpu_schedules))
+PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
+              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_gpu_gauss),
+              PF_TEST(test_cuda_gpu_scatter), PF_TEST(test_cuda_random_gpu_schedules))
+
+PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules),
+              PF_TEST(test_default_gpu_schedule), PF_TEST(test_gpu_fill), PF_TEST(test_gpu_gauss),
+              PF_TEST(test_gpu_scatter_exact), PF_TEST(test_gpu_scatter_refused),
+              PF_TEST(test_gpu_splat_order), PF_TEST(test_random_gpu_schedules))

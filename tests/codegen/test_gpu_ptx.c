@@ -29,10 +29,23 @@ static const char *ptxas_path(void)
     return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : NULL;
 }
 
-/* Builds app for CUDA with schedule on its default GPU schedule, the PTX written to path;
- * returns the kernel count (the build itself stops at the driver where there is none), -2 when
- * the app needs CUDA's libdevice and the machine has none (SKIP printed), -1 on failure. */
-static int emit_ptx(const char *app, const char *schedule, const char *path)
+/* Builds app for CUDA with its default GPU schedule, the PTX written to path; returns the
+ * kernel count (the build itself stops at the driver where there is none), -2 when the app
+ * needs CUDA's libdevice and the machine has none (SKIP printed), -1 on failure. */
+static const pf_plan_target gpu_target = { .vector_lanes = 8, .gpu = true };
+
+/* The plan of schedule text for a GPU target (NULL: the default GPU schedule). */
+static pf_plan *gpu_plan(const pf_program *prog, const char *text)
+{
+    pf_error err;
+    pf_plan *p = text ? pf_plan_parse(prog, text, "<ptx test>", &gpu_target, &err)
+                      : pf_plan_new(prog, NULL, &gpu_target, &err);
+    if (!p)
+        printf("\n    %s: %s", prog->name, err.msg);
+    return p;
+}
+
+static int emit_ptx(const char *app, const char *sched, const char *path)
 {
     pf_program *prog = cg_load_app(app);
     pf_param_values params;
@@ -42,10 +55,10 @@ static int emit_ptx(const char *app, const char *schedule, const char *path)
     o.emit_ptx = path;
     unlink(path);
     pf_error err;
-    pf_plan_target t = pf_backend_plan_target(PF_BACKEND_CUDA);
-    pf_plan *plan = pf_plan_parse(prog, schedule, "<ptx test>", &t, &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
-    pf_variant *v = pf_variant_build(prog, &params, plan, &o, &err);
+    pf_plan *plan = sched ? gpu_plan(prog, sched) : NULL;
+    pf_variant *v = !sched || plan ? pf_variant_build(prog, &params, plan, &o, &err) : NULL;
+    if (sched && !plan)
+        snprintf(err.msg, sizeof err.msg, "no plan");
     pf_plan_free(plan);
     int kernels = -1;
     char lib[1024];
@@ -110,26 +123,44 @@ static int assemble(const char *ptxas, const char *app, const char *path, int ke
     return rc == 0 ? 0 : -1;
 }
 
-static void test_ptx_every_app(void)
+/* ptxas, or NULL with SKIP printed. */
+static const char *ptxas_or_skip(void)
 {
     const char *ptxas = ptxas_path();
     if (!ptxas)
         printf("\n    SKIP (assembly only): ptxas not found (not at /usr/local/cuda/bin/ptxas, "
                "$PTXAS unset): the PTX is emitted and checked, not assembled");
+    return ptxas;
+}
+
+/* The PTX of app under sched (NULL: its default GPU schedule) written to path and read back,
+ * with its kernel count; NULL where the machine lacks libdevice (SKIP printed). */
+static char *ptx_of(const char *app, const char *sched, const char *path, int *kernels)
+{
+    int built = emit_ptx(app, sched, path);
+    if (built == -2)
+        return NULL;
+    CU_ASSERT(built >= 0);
+    char *ptx = NULL;
+    size_t len;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pf_read_file(path, 1 << 24, &ptx, &len, &err), 0);
+    *kernels = count(ptx, ".entry pf_kernel_");
+    return ptx;
+}
+
+static void test_ptx_every_app(void)
+{
+    const char *ptxas = ptxas_or_skip();
     char dir[] = "/tmp/perfora-ptx-XXXXXX";
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s.ptx", dir, apps[a]);
-        int built = emit_ptx(apps[a], "", path);
-        if (built == -2)
+        int kernels = 0;
+        char *ptx = ptx_of(apps[a], NULL, path, &kernels);
+        if (!ptx)
             continue;
-        CU_ASSERT(built >= 0);
-        char *ptx = NULL;
-        size_t len;
-        pf_error err;
-        CU_ASSERT_EQUAL_FATAL(pf_read_file(path, 1 << 24, &ptx, &len, &err), 0);
-        int kernels = count(ptx, ".entry pf_kernel_");
         CU_ASSERT(kernels >= 1);
         CU_ASSERT_PTR_NOT_NULL(strstr(ptx, ".target sm_80"));
         CU_ASSERT_PTR_NOT_NULL(strstr(ptx, "%ctaid."));
@@ -160,29 +191,58 @@ static void test_ptx_masks(void)
         { "blur", "loop_output adaptive 4 0.3 reconstruct store nearest\n" },
         { "bilateral_grid", "populate_b_grid_loop importance 0.4 0.1\n" },
     };
-    const char *ptxas = ptxas_path();
+    const char *ptxas = ptxas_or_skip();
     char dir[] = "/tmp/perfora-ptx-XXXXXX";
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s.ptx", dir, cases[i][0]);
-        int built = emit_ptx(cases[i][0], cases[i][1], path);
-        if (built == -2)
+        int kernels = 0;
+        char *ptx = ptx_of(cases[i][0], cases[i][1], path, &kernels);
+        if (!ptx)
             continue;
-        CU_ASSERT_FATAL(built >= 0);
-        char *ptx = NULL;
-        size_t len;
-        pf_error err;
-        CU_ASSERT_EQUAL_FATAL(pf_read_file(path, 1 << 24, &ptx, &len, &err), 0);
-        int kernels = count(ptx, ".entry pf_kernel_");
-        if (ptxas) {
+        if (ptxas)
             CU_ASSERT_EQUAL(assemble(ptxas, cases[i][0], path, kernels), 0);
-        } else {
-            printf("\n    SKIP (assembly): ptxas not found");
-        }
         free(ptx);
         unlink(path);
     }
+    rmdir(dir);
+}
+
+/* The kernels lowering makes for runtime work (docs/gpu.md §5): a store-mode Gaussian
+ * reconstruction, tiled and one thread per row and column (PF_GPU_GAUSS), and channel copies;
+ * PTX emitted and assembled like the apps' (registers and spills printed). */
+static const char *const runtime_cases[][3] = {
+    { "blur", "tiled", "loop_output grid 4 4 1 reconstruct store gaussian 0.8\n" },
+    { "blur", "rows", "loop_output grid 4 4 1 reconstruct store gaussian 0.8\n" },
+    { "unsharp_mask", "tiled", "loop_output grid 3 2 1 channels 2 reconstruct store gaussian 2\n"
+                               "loop_temp channels 1\n" },
+};
+
+static void test_ptx_runtime_kernels(void)
+{
+    const char *ptxas = ptxas_or_skip();
+    char dir[] = "/tmp/perfora-ptx-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof runtime_cases / sizeof *runtime_cases; i++) {
+        setenv("PF_GPU_GAUSS", runtime_cases[i][1], 1);
+        char path[256], label[64];
+        snprintf(path, sizeof path, "%s/case%zu.ptx", dir, i);
+        snprintf(label, sizeof label, "%s %s", runtime_cases[i][0], runtime_cases[i][1]);
+        int kernels = 0;
+        char *ptx = ptx_of(runtime_cases[i][0], runtime_cases[i][2], path, &kernels);
+        if (!ptx)
+            continue;
+        /* the stage's kernels, the Gaussian's init and division, and per axis 1 (rows) or 6
+         * (tiled: tails, carry, fix-up per pass) */
+        CU_ASSERT(kernels >= (strcmp(runtime_cases[i][1], "rows") == 0 ? 5 : 15));
+        CU_ASSERT_PTR_NOT_NULL(strstr(ptx, ".f64"));  /* the recursion runs in double */
+        if (ptxas)
+            CU_ASSERT_EQUAL(assemble(ptxas, label, path, kernels), 0);
+        free(ptx);
+        unlink(path);
+    }
+    unsetenv("PF_GPU_GAUSS");
     rmdir(dir);
 }
 
@@ -256,15 +316,14 @@ static int fake_launch(void *ctx, const pf_gpu_launch *l, pf_error *err)
 /* Every app's kernels: the parameters the host passes are the PTX's, in number and type, and
  * the host walk at 2048x1536 fills every launch's parameter block (what the CUDA backend hands
  * cuLaunchKernel). */
-static void test_launch_params(void)
+static void check_launches(const char *label, const char *app, const char *sched)
 {
-    const pf_plan_target gpu = { .vector_lanes = 8, .gpu = true };
-    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
-        pf_program *prog = cg_load_app(apps[a]);
+    {
+        pf_program *prog = cg_load_app(app);
         pf_param_values params;
         pf_params_init(&params, prog);
         pf_error err;
-        pf_plan *plan = pf_plan_new(prog, NULL, &gpu, &err);
+        pf_plan *plan = gpu_plan(prog, sched);
         CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
         pf_arena arena;
         pf_arena_init(&arena);
@@ -274,7 +333,7 @@ static void test_launch_params(void)
         char lib[1024];
         if (pf_gpu_emit_ptx(f, NULL, NULL, &m, &err) != 0) {
             CU_ASSERT(strstr(err.msg, "libdevice") && !pf_gpu_libdevice_path(lib, sizeof lib));
-            printf("\n    SKIP %s: %s", apps[a], err.msg);
+            printf("\n    SKIP %s: %s", label, err.msg);
         } else {
             for (int k = 0; k < m.n_kernels; k++) {
                 const pf_gpu_kernel *kn = &m.kernels[k];
@@ -298,11 +357,11 @@ static void test_launch_params(void)
             pf_gpu_host_ops ops = { &d, fake_alloc, fake_release, fake_zero, fake_launch, NULL };
             int rc = pf_gpu_host_run(f, (const int64_t(*)[IR_MAX_DIMS])ext, &ops, &err);
             if (rc)
-                printf("\n    %s: %s", apps[a], err.msg);
+                printf("\n    %s: %s", label, err.msg);
             CU_ASSERT_EQUAL(rc, 0);
             CU_ASSERT(d.launches >= m.n_kernels);
             printf("\n    %-16s %d kernels, %d launches at 2048x1536: parameters match the PTX",
-                   apps[a], m.n_kernels, d.launches);
+                   label, m.n_kernels, d.launches);
             free(d.dptr);
             pf_gpu_module_free(&m);
         }
@@ -311,6 +370,19 @@ static void test_launch_params(void)
         pf_params_free(&params);
         pf_program_free(prog);
     }
+}
+
+static void test_launch_params(void)
+{
+    for (size_t a = 0; a < sizeof apps / sizeof *apps; a++)
+        check_launches(apps[a], apps[a], NULL);
+    for (size_t i = 0; i < sizeof runtime_cases / sizeof *runtime_cases; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s %s", runtime_cases[i][0], runtime_cases[i][1]);
+        setenv("PF_GPU_GAUSS", runtime_cases[i][1], 1);
+        check_launches(label, runtime_cases[i][0], runtime_cases[i][2]);
+    }
+    unsetenv("PF_GPU_GAUSS");
 }
 
 /* No driver: a clear message, whatever the machine has (PF_CUDA_DRIVER names the library). */
@@ -335,5 +407,7 @@ static void test_no_driver(void)
     }
 }
 
-PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_ptx_masks), PF_TEST(test_launch_params),
+PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_ptx_masks),
+              PF_TEST(test_ptx_runtime_kernels),
+              PF_TEST(test_launch_params),
               PF_TEST(test_no_driver))

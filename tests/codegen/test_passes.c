@@ -198,6 +198,34 @@ static void test_simplify_multiples(void)
     pf_arena_free(&arena);
 }
 
+/* f64 scalars (the GPU Gaussian's recursion, codegen/lower_gauss_gpu.c) are neither integer
+ * constants nor f32 ones: the simplifier does not fold them with integer or float arithmetic
+ * (1e8 + 1 - 1e8 is 1 in double, 0 in float), casts of integer constants fold exactly, and they
+ * print with their double value. */
+static void test_simplify_f64(void)
+{
+    pf_arena arena;
+    pf_arena_init(&arena);
+    ir_func *f = ir_func_new(&arena, "t");
+    ir_expr *big = ir_const_f64(f, 1e8), *one = ir_const_f64(f, 1.0);
+    CU_ASSERT_FALSE(ir_is_const(big, NULL));
+    CU_ASSERT_FALSE(ir_is_const_f(big, NULL));
+    ir_expr *e = irf_bin(f, IR_SUB, irf_bin(f, IR_ADD, big, one), big);
+    CU_ASSERT(e->type == IR_F64 && (e->kind == IR_BIN || e->dval == 1.0));
+    CU_ASSERT(irf_bin(f, IR_MUL, one, big)->type == IR_F64);
+    CU_ASSERT(irf_bin(f, IR_LT, one, big)->type == IR_BOOL);
+    ir_expr *c = irf_cast(f, IR_F64, ir_const_i32(f, -3));
+    CU_ASSERT(c->kind == IR_CONST && c->type == IR_F64 && c->dval == -3.0);
+    CU_ASSERT(ir_expr_equal(c, ir_const_f64(f, -3.0)));
+    CU_ASSERT_FALSE(ir_expr_equal(c, ir_const_f64(f, 3.0)));
+    pf_strbuf sb;
+    pf_sb_init(&sb);
+    ir_print_expr(irf_cast(f, IR_F32, ir_const_f64(f, 0.1)), &sb);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pf_sb_str(&sb), "0.10000000000000001d"));
+    pf_sb_free(&sb);
+    pf_arena_free(&arena);
+}
+
 static void test_affine_positive_variables(void)
 {
     pf_arena arena;
@@ -257,5 +285,6 @@ PF_TEST_SUITE(codegen_passes, PF_TEST(test_lattice_reads_lose_their_checks),
               PF_TEST(test_store_fill_is_generated), PF_TEST(test_strided_taps_load_once),
               PF_TEST(test_gathers_and_conversions_stay_vectors),
               PF_TEST(test_parallel_chunks_copy_captured_scalars),
-              PF_TEST(test_simplify_multiples), PF_TEST(test_affine_positive_variables),
+              PF_TEST(test_simplify_multiples), PF_TEST(test_simplify_f64),
+              PF_TEST(test_affine_positive_variables),
               PF_TEST(test_affine_bounds_through_min_max))
