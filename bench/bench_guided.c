@@ -1,20 +1,27 @@
-/* bench_guided: the released GA against the model-guided search (docs/search.md §10), per
- * app, with the same seed and population P: the plain GA for G generations, the guided search
- * measuring M children a generation (2) for as many generations as a fifth of the GA's
- * measurements allow, and with --equal also the guided search measuring as many candidates as
- * the GA (the GA's new children a generation, G generations). Runs alternate their
- * order from app to app, so that a drift of the machine's load does not favour one. Each
- * search's training frontier is then re-measured on the test split, all of them in one pool
- * with their variants interleaved (the same conditions for every search), and the table gives
- * per search: candidates measured, wall time, the load average, the test-frontier area (mean
- * relative time over error budgets 0..10, lower is better) and test speedups at Lab <= 1, 2, 4.
+/* bench_guided: the released GA against the model-guided search and the multi-fidelity one
+ * (docs/search.md §10), per app and seed, with the same population P: the plain GA for G
+ * generations, the guided search measuring M children a generation (2) for as many
+ * generations as a fifth of the GA's measurements allow, with --equal also the guided search
+ * measuring as many candidates as the GA (the GA's new children a generation, G generations),
+ * and with --fidelity WxH the plain GA and the guided search measuring every child first on
+ * the WxH training images and at the bench's resolution only when promoted (tune --fidelity). Runs alternate their
+ * order from app to app and seed to seed, so that a drift of the machine's load does not favour
+ * one. Each search's training frontier is then re-measured on the test split, all of them in
+ * one pool with their variants interleaved (the same conditions for every search), and the
+ * table gives per search: candidates measured (at the resolution; "low": at low fidelity), wall
+ * time, the load average, the test-frontier area (mean relative time over error budgets 0..10,
+ * lower is better) and test speedups at Lab <= 1, 2, 4. With --seeds N (seeds S, S+1, ...) a
+ * last table gives per app and search the mean test area, its standard deviation and range
+ * over the seeds, the mean of the per-seed ratios to the GA's area, and on how many seeds the
+ * search was within 2% of the GA or better: one seed's area moves 7-15% between reruns here.
  * Candidates are timed with one thread by default (--threads 1): on a machine shared with other
  * work, a parallel schedule loses time to the other processes that a serial one does not, and
  * the GA then finds execution-only "speedups" that the load makes (docs/search.md §10);
- * one thread compares the two searches on a landscape the load scales evenly.
+ * one thread compares the searches on a landscape the load scales evenly.
  * Usage: bench_guided [--apps A,B,...] [--resolution WxH] [--population P] [--generations G]
  *                     [--measure M] [--guided-generations G2] [--pool K] [--explore F]
- *                     [--seed S] [--jobs J] [--threads T] [--equal] [--keep DIR] */
+ *                     [--seed S] [--seeds N] [--jobs J] [--threads T] [--equal]
+ *                     [--fidelity WxH] [--keep DIR] */
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/fileio.h"
@@ -36,7 +43,8 @@
 
 typedef struct bench_args {
     char apps[512];
-    int width, height, population, generations, measure, pool, jobs, threads;
+    int width, height, population, generations, measure, pool, jobs, threads, seeds;
+    int low_width, low_height;  /* --fidelity (0: no multi-fidelity search) */
     int guided_generations;  /* of the guided search measuring M a generation (0: as many
                                 as a fifth of the GA's measurements allow) */
     double explore;
@@ -45,13 +53,18 @@ typedef struct bench_args {
     const char *keep;
 } bench_args;
 
-enum { PLAIN, GUIDED, EQUAL, N_KINDS };
-static const char *const kind_names[N_KINDS] = { "plain GA", "guided", "guided, =" };
+enum { PLAIN, GUIDED, EQUAL, FIDELITY, GUIDED_FID, N_KINDS };
+static const char *const kind_names[N_KINDS] = { "plain GA", "guided", "guided, =",
+                                                 "fidelity", "guided+fid" };
+static const char *const kind_dirs[N_KINDS] = { "plain", "guided", "equal", "fidelity",
+                                                "guided-fidelity" };
 
 typedef struct search {
     int kind;
     char dir[PATH_MAX + 128];
-    long measured;          /* training candidates measured */
+    unsigned long long seed;
+    long measured;          /* training candidates measured (at the bench's resolution) */
+    long measured_low;      /* at low fidelity */
     double wall_s, load0, load1;
     char **front;           /* the training frontier's schedule texts */
     int n_front;
@@ -60,11 +73,14 @@ typedef struct search {
 } search;
 
 static const double budgets[3] = { 1, 2, 4 };
+#define MAX_SEEDS 32
 
 static int parse(int argc, char **argv, bench_args *a)
 {
-    *a = (bench_args){ "blur,bilateral_filter,unsharp_mask", 256, 192, 30, 20, 2, 20, 2, 1, 0,
-                       0.25, 5, false, NULL };
+    /* median: image perforation of its pixels and loop perforation of its window, both kinds
+     * (unsharp mask finds nothing under the 10 Lab cap at these budgets: docs/search.md §10) */
+    *a = (bench_args){ "blur,bilateral_filter,median", 256, 192, 30, 20, 2, 20, 2, 1, 1,
+                       0, 0, 0, 0.25, 5, false, NULL };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(s, "--equal") == 0) {
@@ -78,6 +94,10 @@ static int parse(int argc, char **argv, bench_args *a)
             bench_strcpy(a->apps, sizeof a->apps, v);
         else if (strcmp(s, "--resolution") == 0)
             sscanf(v, "%dx%d", &a->width, &a->height);
+        else if (strcmp(s, "--fidelity") == 0)
+            sscanf(v, "%dx%d", &a->low_width, &a->low_height);
+        else if (strcmp(s, "--seeds") == 0)
+            a->seeds = atoi(v);
         else if (strcmp(s, "--population") == 0)
             a->population = atoi(v);
         else if (strcmp(s, "--generations") == 0)
@@ -101,7 +121,8 @@ static int parse(int argc, char **argv, bench_args *a)
         else
             return -1;
     }
-    return a->population >= 2 && a->generations >= 1 && a->measure >= 1 ? 0 : -1;
+    return a->population >= 2 && a->generations >= 1 && a->measure >= 1 && a->seeds >= 1 &&
+                   a->seeds <= MAX_SEEDS ? 0 : -1;
 }
 
 /* The GA's measurements: the initial population, then its new children each generation. */
@@ -122,7 +143,8 @@ static int guided_generations(const bench_args *a)
     return budget > 0 ? 1 + (int)(budget / a->measure) : 1;
 }
 
-static void app_config(const bench_args *a, const char *app, int kind, pf_tune_config *c)
+static void app_config(const bench_args *a, const char *app, int kind, unsigned long long seed,
+                       pf_tune_config *c)
 {
     pf_tune_config_default(c);
     char path[PATH_MAX];
@@ -133,11 +155,16 @@ static void app_config(const bench_args *a, const char *app, int kind, pf_tune_c
     c->eval.height = a->height;
     c->source = pf_xstrdup(path);
     c->ga.population = a->population;
-    c->ga.generations = kind == GUIDED ? guided_generations(a) : a->generations;
-    c->ga.seed = a->seed;
+    c->ga.generations = kind == GUIDED || kind == GUIDED_FID ? guided_generations(a)
+                                                             : a->generations;
+    c->ga.seed = seed;
     c->eval.threads = a->threads;
     c->test = false;  /* re-measured here, every search in the same pool */
-    c->model.on = kind != PLAIN;
+    if (kind == FIDELITY || kind == GUIDED_FID) {
+        c->eval.low_width = a->low_width;
+        c->eval.low_height = a->low_height;
+    }
+    c->model.on = kind == GUIDED || kind == EQUAL || kind == GUIDED_FID;
     c->model.pool = a->pool;
     c->model.explore = a->explore;
     int fresh;
@@ -186,9 +213,8 @@ static double area_of(const pf_eval_record *recs, const int *idx, int n, double 
 static int run_search(const bench_args *a, const char *app, const char *root, search *s)
 {
     pf_tune_config cfg;
-    app_config(a, app, s->kind, &cfg);
-    snprintf(s->dir, sizeof s->dir, "%s/%s-%s", root, app,
-             s->kind == PLAIN ? "plain" : s->kind == GUIDED ? "guided" : "equal");
+    app_config(a, app, s->kind, s->seed, &cfg);
+    snprintf(s->dir, sizeof s->dir, "%s/%s-%s-%llu", root, app, kind_dirs[s->kind], s->seed);
     pf_error err;
     s->load0 = bench_loadavg();
     double t0 = pf_now_ms();
@@ -207,8 +233,10 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
     }
     int n, *front;
     pf_eval_record *recs = read_records(s->dir, &n);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         s->measured += recs[i].set == PF_SET_TRAIN && recs[i].generation >= 0;
+        s->measured_low += recs[i].set == PF_SET_LOW;
+    }
     s->n_front = pf_tune_front_of(recs, n, INT_MAX, &front);
     s->train_area = area_of(recs, front, s->n_front, NULL);
     s->front = pf_xcalloc((size_t)s->n_front + 1, sizeof *s->front);
@@ -218,8 +246,9 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
     for (int i = 0; i < n; i++)
         pf_record_free(&recs[i]);
     free(recs);
-    fprintf(stderr, "bench_guided: %s %s: %ld measured, %.0f s, training area %.4f\n", app,
-            kind_names[s->kind], s->measured, s->wall_s, s->train_area);
+    fprintf(stderr, "bench_guided: %s %s seed %llu: %ld measured (%ld at low fidelity), %.0f s, "
+            "training area %.4f\n", app, kind_names[s->kind], s->seed, s->measured,
+            s->measured_low, s->wall_s, s->train_area);
     return 0;
 }
 
@@ -227,7 +256,7 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
 static int measure_test(const bench_args *a, const char *app, search *s, int n_s)
 {
     pf_tune_config cfg;
-    app_config(a, app, PLAIN, &cfg);
+    app_config(a, app, PLAIN, a->seed, &cfg);
     pf_error err;
     pf_pool_options opt = { .jobs = a->jobs };
     pf_evaluator *ev = pf_pool_new(&cfg.eval, &opt, &err);
@@ -270,12 +299,119 @@ static int measure_test(const bench_args *a, const char *app, search *s, int n_s
 
 static void print_row(const char *app, const search *s, const search *plain)
 {
-    printf("%-17s %-10s %6ld %6.2fx %7.0f %4.1f-%-4.1f %3d %7.4f %7.4f %+6.1f%% %5.2f %5.2f "
-           "%5.2f\n",
-           app, kind_names[s->kind], s->measured, (double)plain->measured / s->measured,
-           s->wall_s, s->load0, s->load1, s->n_front, s->train_area, s->test_area,
-           100 * (s->test_area / plain->test_area - 1), s->speedup[0], s->speedup[1],
-           s->speedup[2]);
+    printf("%-17s %-10s %4llu %6ld %6ld %6.2fx %7.0f %4.1f-%-4.1f %3d %7.4f %7.4f %+6.1f%% "
+           "%5.2f %5.2f %5.2f\n",
+           app, kind_names[s->kind], s->seed, s->measured, s->measured_low,
+           (double)plain->measured / (s->measured + s->measured_low), s->wall_s, s->load0, s->load1, s->n_front,
+           s->train_area, s->test_area, 100 * (s->test_area / plain->test_area - 1),
+           s->speedup[0], s->speedup[1], s->speedup[2]);
+}
+
+/* The searches of one app, in their order. */
+static int kinds_of(const bench_args *a, int *kinds)
+{
+    int n = 0;
+    kinds[n++] = PLAIN;
+    kinds[n++] = GUIDED;
+    if (a->equal)
+        kinds[n++] = EQUAL;
+    if (a->low_width > 0) {
+        kinds[n++] = FIDELITY;
+        kinds[n++] = GUIDED_FID;
+    }
+    return n;
+}
+
+/* One app at one seed: every search, the test re-measurement, a row each. */
+static int run_app_seed(const bench_args *a, const char *app, unsigned long long seed, int turn,
+                        const char *root, search *s, int n_s)
+{
+    int kinds[N_KINDS], rc = 0;
+    kinds_of(a, kinds);
+    for (int k = 0; k < n_s; k++) {  /* alternate the order from run to run */
+        s[k].kind = kinds[turn % 2 == 0 ? k : (n_s - 1 - k)];
+        s[k].seed = seed;
+    }
+    for (int k = 0; k < n_s && rc == 0; k++)
+        rc = run_search(a, app, root, &s[k]);
+    if (rc == 0)
+        rc = measure_test(a, app, s, n_s);
+    const search *plain = NULL;
+    for (int k = 0; k < n_s; k++)
+        if (s[k].kind == PLAIN)
+            plain = &s[k];
+    for (int i = 0; i < n_s && rc == 0; i++)
+        for (int k = 0; k < n_s; k++)
+            if (s[k].kind == kinds[i])
+                print_row(app, &s[k], plain);
+    fflush(stdout);
+    for (int k = 0; k < n_s; k++) {
+        for (int i = 0; i < s[k].n_front; i++)
+            free(s[k].front[i]);
+        free(s[k].front);
+    }
+    return rc;
+}
+
+/* Mean, standard deviation (n - 1), min and max of v[0..n). */
+static void spread(const double *v, int n, double *mean, double *sd, double *lo, double *hi)
+{
+    double sum = 0, ss = 0;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        sum += v[i];
+        *lo = fmin(*lo, v[i]);
+        *hi = fmax(*hi, v[i]);
+    }
+    *mean = sum / n;
+    for (int i = 0; i < n; i++)
+        ss += (v[i] - *mean) * (v[i] - *mean);
+    *sd = n > 1 ? sqrt(ss / (n - 1)) : NAN;
+}
+
+/* Over the seeds of one app: per search its test area and its ratio to the GA's of the same
+ * seed. area[k][i]: search k (position in kinds_of) at seed i; k = 0 is the GA. */
+static void print_seeds(FILE *f, const char *app, const int *kinds, int n_s, int n_seeds,
+                        double area[][MAX_SEEDS], const long *measured, const long *low)
+{
+    for (int k = 0; k < n_s; k++) {
+        double ratio[MAX_SEEDS], m, sd, lo, hi, rm, rsd, rlo, rhi;
+        int within = 0;
+        for (int i = 0; i < n_seeds; i++) {
+            ratio[i] = area[k][i] / area[0][i];
+            within += ratio[i] <= 1.02;
+        }
+        spread(area[k], n_seeds, &m, &sd, &lo, &hi);
+        spread(ratio, n_seeds, &rm, &rsd, &rlo, &rhi);
+        fprintf(f, "%-17s %-10s %5d %8.0f %8.0f %7.4f %7.4f %7.4f-%-7.4f %+6.1f%% %6.1f%% "
+                "%5d/%d\n", app, kind_names[kinds[k]], n_seeds, (double)measured[k] / n_seeds,
+               (double)low[k] / n_seeds, m, sd, lo, hi, 100 * (rm - 1), 100 * rsd, within,
+               n_seeds);
+    }
+}
+
+static void print_intro(const bench_args *a)
+{
+    bench_print_header("bench_guided: the released GA against the model-guided and the "
+                       "multi-fidelity search");
+    printf("population %d, seeds %llu..%llu, %dx%d, %d workers, timed with %d thread%s; GA: %d "
+           "generations; guided: %d children measured a generation for %d generations (%s, "
+           "the same budget: %d generations of %d), %d bred per child measured, %.0f%% of them "
+           "at random", a->population, a->seed, a->seed + (unsigned long long)a->seeds - 1,
+           a->width, a->height, a->jobs, a->threads,
+           a->threads == 1 ? "" : "s (0: all cores)", a->generations, a->measure,
+           guided_generations(a),
+           a->guided_generations > 0 ? "as given" : "a fifth of the GA's measurements",
+           a->generations,
+           a->population - (int)floor(0.3 * a->population), a->pool, 100 * a->explore);
+    if (a->low_width > 0)
+        printf("; fidelity (the GA's generations) and guided+fid (the guided search's): every "
+               "child measured first at %dx%d", a->low_width, a->low_height);
+    printf("\n%-17s %-10s %4s %6s %6s %7s %7s %9s %3s %7s %7s %7s %5s %5s %5s\n", "app",
+           "search", "seed", "measd", "low", "fewer", "wall s", "load", "fr", "train", "test",
+           "vs GA", "x@1", "x@2", "x@4");
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -284,8 +420,8 @@ int main(int argc, char **argv)
     if (parse(argc, argv, &a) != 0) {
         fprintf(stderr, "usage: bench_guided [--apps A,B] [--resolution WxH] [--population P] "
                         "[--generations G] [--measure M] [--guided-generations G2] [--pool K] "
-                        "[--explore F] [--seed S] [--jobs J] [--threads T] [--equal] "
-                        "[--keep DIR]\n");
+                        "[--explore F] [--seed S] [--seeds N] [--jobs J] [--threads T] "
+                        "[--equal] [--fidelity WxH] [--keep DIR]\n");
         return 2;
     }
     char root[PATH_MAX - 128];
@@ -293,52 +429,50 @@ int main(int argc, char **argv)
         bench_strcpy(root, sizeof root, a.keep);
     else
         snprintf(root, sizeof root, "/tmp/bench_guided-%d", (int)getpid());
-    bench_print_header("bench_guided: the released GA against the model-guided search");
-    printf("population %d, seed %llu, %dx%d, %d workers, timed with %d thread%s; GA: %d "
-           "generations; guided: %d children measured a generation for %d generations (%s, "
-           "the same budget: %d generations of %d), %d bred per child measured, %.0f%% of them "
-           "at random\n", a.population, a.seed, a.width, a.height, a.jobs, a.threads,
-           a.threads == 1 ? "" : "s (0: all cores)", a.generations, a.measure,
-           guided_generations(&a), "a fifth of the GA's measurements", a.generations,
-           a.population - (int)floor(0.3 * a.population), a.pool, 100 * a.explore);
-    fflush(stdout);
+    print_intro(&a);
     double t0 = pf_now_ms();
-    int rc = 0, n_app = 0;
-    printf("%-17s %-10s %6s %7s %7s %9s %3s %7s %7s %7s %5s %5s %5s\n", "app", "search",
-           "measd", "fewer", "wall s", "load", "fr", "train", "test", "vs GA", "x@1", "x@2",
-           "x@4");
-    char *save = NULL;
-    for (char *app = strtok_r(a.apps, ",", &save); app;
+    int rc = 0, n_app = 0, kinds[N_KINDS], n_s = kinds_of(&a, kinds);
+    char *save = NULL, summary[8192] = "";
+    for (char *app = strtok_r(a.apps, ",", &save); app && rc == 0;
          app = strtok_r(NULL, ",", &save), n_app++) {
-        search s[N_KINDS];
-        memset(s, 0, sizeof s);
-        int n_s = a.equal ? 3 : 2;
-        for (int k = 0; k < n_s; k++)  /* alternate the order from app to app */
-            s[k].kind = n_app % 2 == 0 ? k : (n_s - 1 - k);
-        for (int k = 0; k < n_s && rc == 0; k++)
-            rc = run_search(&a, app, root, &s[k]);
-        if (rc == 0)
-            rc = measure_test(&a, app, s, n_s);
-        const search *plain = NULL;
-        for (int k = 0; k < n_s; k++)
-            if (s[k].kind == PLAIN)
-                plain = &s[k];
-        for (int kind = 0; kind < n_s && rc == 0; kind++)
+        static double area[N_KINDS][MAX_SEEDS];
+        long measured[N_KINDS] = { 0 }, low[N_KINDS] = { 0 };
+        for (int i = 0; i < a.seeds && rc == 0; i++) {
+            search s[N_KINDS];
+            memset(s, 0, sizeof s);
+            rc = run_app_seed(&a, app, a.seed + (unsigned long long)i, n_app + i, root, s, n_s);
             for (int k = 0; k < n_s; k++)
-                if (s[k].kind == kind)
-                    print_row(app, &s[k], plain);
-        fflush(stdout);
-        for (int k = 0; k < n_s; k++) {
-            for (int i = 0; i < s[k].n_front; i++)
-                free(s[k].front[i]);
-            free(s[k].front);
+                for (int j = 0; j < n_s; j++)
+                    if (s[j].kind == kinds[k]) {
+                        area[k][i] = s[j].test_area;
+                        measured[k] += s[j].measured;
+                        low[k] += s[j].measured_low;
+                    }
+        }
+        if (rc == 0 && a.seeds > 1) {
+            /* the table over the seeds comes last, after every app's rows */
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *mem = open_memstream(&buf, &len);
+            print_seeds(mem, app, kinds, n_s, a.seeds, area, measured, low);
+            fclose(mem);
+            strncat(summary, buf, sizeof summary - strlen(summary) - 1);
+            free(buf);
         }
     }
-    printf("measd: training candidates measured; fewer: the GA's count / this one's; fr: "
+    if (rc == 0 && a.seeds > 1)
+        printf("\nover %d seeds:\n%-17s %-10s %5s %8s %8s %7s %7s %15s %7s %7s %7s\n%s",
+               a.seeds, "app", "search", "seeds", "measd", "low", "area", "sd", "range",
+               "vs GA", "sd", "<=+2%", summary);
+    printf("measd: training candidates measured at the resolution (a mean over seeds in the "
+           "last table), low: at low fidelity; fewer: the GA's count / this one's (measd + "
+           "low); fr: "
            "training frontier size; train/test: frontier area (lower is better), test "
-           "re-measured in one pool for all searches; vs GA: test area against the GA's; x@E: "
-           "test speedup at Lab <= E\nwhole bench: %.0f s%s%s\n", (pf_now_ms() - t0) / 1000,
-           a.keep ? "; runs kept in " : "", a.keep ? a.keep : "");
+           "re-measured in one pool for all searches of an app and seed; vs GA: test area "
+           "against the GA's of the same seed (last table: the mean of those ratios, and their "
+           "sd); <=+2%%: seeds on which the search's test area was within 2%% of the GA's or "
+           "better; x@E: test speedup at Lab <= E\nwhole bench: %.0f s%s%s\n",
+           (pf_now_ms() - t0) / 1000, a.keep ? "; runs kept in " : "", a.keep ? a.keep : "");
     pf_error err;
     if (!a.keep && pf_remove_tree(root, &err) != 0)
         fprintf(stderr, "bench_guided: %s\n", err.msg);

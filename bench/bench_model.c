@@ -7,7 +7,11 @@
  * For each: Spearman's rank correlation and the median and mean relative error of time and of
  * error (error: held-out candidates whose set of genes had not been measured, with measured
  * error >= 0.1 Lab; the others are looked up, not predicted), and the share of held-out
- * candidates whose genes were measured together before (exact lookups).
+ * candidates whose genes were measured together before (exact lookups). Per generation of the
+ * ahead protocol (and, for a guided run, of the predictions its records carry, made before each
+ * child was measured): the median Spearman, the spread of the measured times (IQR of log time)
+ * and the bias (median log(measured / predicted)), which tell a narrow range of children from
+ * a worse model.
  * Usage: bench_model RUN [RUN ...]   (run directories of perfora tune; nothing is timed) */
 #include "base/arena.h"
 #include "base/fileio.h"
@@ -79,8 +83,88 @@ static void print_row(const char *run, const char *how, const pf_model_accuracy 
            a->n_test ? 100.0 * a->error_measured / a->n_test : 0.0);
 }
 
+/* Within one generation's held-out candidates (what a guided search's log reports per
+ * generation): Spearman of predicted against measured time, the spread of the measured times
+ * (interquartile range of their log) and the bias of the predictions (median log(measured /
+ * predicted): > 0, optimistic). A generation of fewer than 5 is left out. */
+typedef struct per_gen {
+    int n;
+    double rho[4096], spread[4096], bias[4096];
+} per_gen;
+
+static void generation_figures(const double *pt, const double *mt, int n, per_gen *pg)
+{
+    if (n < 5 || pg->n == 4096)
+        return;
+    pg->rho[pg->n] = pf_spearman(pt, mt, n);
+    pg->spread[pg->n] = pf_fit_log_iqr(mt, n);
+    pg->bias[pg->n++] = pf_fit_log_bias(pt, mt, n);
+}
+
+static void print_per_gen(const char *run, const char *how, per_gen *pg)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < pg->n; i++) {
+        lo = fmin(lo, pg->rho[i]);
+        hi = fmax(hi, pg->rho[i]);
+    }
+    printf("%-28s %-8s per generation (%d of >= 5): time Spearman median %.2f (%.2f to %.2f), "
+           "spread of log time (IQR) median %.2f, median log(measured / predicted) %+.2f\n",
+           run, how, pg->n, pf_fit_median(pg->rho, pg->n), lo, hi,
+           pf_fit_median(pg->spread, pg->n), pf_fit_median(pg->bias, pg->n));
+}
+
+/* The predictions a guided run made before measuring (pred_time in its records), per
+ * generation. */
+static void recorded(const char *dir, const char *name)
+{
+    char path[4096], *text = NULL;
+    size_t len;
+    pf_error err;
+    snprintf(path, sizeof path, "%s/evaluations.jsonl", dir);
+    if (pf_read_file(path, (size_t)1 << 30, &text, &len, &err) != 0)
+        return;
+    static double pt[1 << 16], mt[1 << 16];
+    static int gen[1 << 16];
+    int n = 0, max_gen = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line && n < (1 << 16);
+         line = strtok_r(NULL, "\n", &save)) {
+        pf_eval_record r;
+        if (pf_record_from_json(line, &r, &err) != 0)
+            continue;
+        if (r.set == PF_SET_TRAIN && r.valid && r.generation >= 1 && isfinite(r.pred_time)) {
+            pt[n] = r.pred_time;
+            mt[n] = r.time;
+            gen[n++] = r.generation;
+            max_gen = r.generation > max_gen ? r.generation : max_gen;
+        }
+        pf_record_free(&r);
+    }
+    free(text);
+    if (n == 0)
+        return;
+    static per_gen pg;
+    pg.n = 0;
+    static double a[1 << 16], b[1 << 16];
+    for (int g = 1; g <= max_gen; g++) {
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (gen[i] == g) {
+                a[k] = pt[i];
+                b[k++] = mt[i];
+            }
+        generation_figures(a, b, k, &pg);
+    }
+    double med, mean;
+    pf_relative_error(pt, mt, n, &med, &mean);
+    printf("%-28s recorded %d predictions made before measuring: time Spearman %.2f, median "
+           "relative error %.2f\n", name, n, pf_spearman(pt, mt, n), med);
+    print_per_gen(name, "recorded", &pg);
+}
+
 /* Pools the per-generation held-out predictions: returns the figures over all of them. */
-static void ahead(run_data *rd, pf_model_accuracy *out)
+static void ahead(run_data *rd, pf_model_accuracy *out, per_gen *pg)
 {
     int n = rd->all.n;
     int *train = pf_xmalloc(sizeof *train * (size_t)(n + 1));
@@ -98,6 +182,7 @@ static void ahead(run_data *rd, pf_model_accuracy *out)
         }
         if (b == 0)
             continue;
+        int first = nt;
         pf_model sub;
         pf_model_init(&sub, rd->prog);
         for (int i = 0; i < a; i++) {
@@ -127,6 +212,7 @@ static void ahead(run_data *rd, pf_model_accuracy *out)
             }
         }
         pf_model_free(&sub);
+        generation_figures(pt + first, mt + first, nt - first, pg);
     }
     memset(out, 0, sizeof *out);
     out->n_train = rd->max_gen > 0 ? trained / rd->max_gen : 0;
@@ -203,8 +289,12 @@ int main(int argc, char **argv)
         const char *name = strrchr(argv[i], '/') && strrchr(argv[i], '/')[1]
                                ? strrchr(argv[i], '/') + 1 : argv[i];
         pf_model_accuracy a;
-        ahead(&rd, &a);
+        static per_gen pg;
+        pg.n = 0;
+        ahead(&rd, &a, &pg);
         print_row(name, "ahead", &a);
+        print_per_gen(name, "ahead", &pg);
+        recorded(argv[i], name);
         split(&rd, &a);
         print_row(name, "split", &a);
         pf_model_fit(&rd.all);

@@ -64,6 +64,12 @@ static const char tune_usage[] =
     "  --model-measure M     children measured per generation (a fifth of the GA's)\n"
     "  --model-pool K        children bred per child measured (20)\n"
     "  --model-explore F     share of the measured children chosen at random (0.25)\n"
+    "  --fidelity WxH        multi-fidelity: measure every child first on the training\n"
+    "                        images of size WxH (briefly timed), at --resolution only when\n"
+    "                        it stays promising (docs/search.md)\n"
+    "  --fidelity-margin M   ... unless a low-fidelity frontier point beats it by more than\n"
+    "                        M (0.2)\n"
+    "  --fidelity-explore F  share promoted at random whatever their low measurement (0.1)\n"
     "  --watchdog-s S        kill a worker silent for S seconds (600)\n"
     "  --worker-deadline-s S under mpirun: drop a worker rank silent for S seconds and\n"
     "                        dispatch its candidate again (60)\n"
@@ -170,6 +176,13 @@ static int eval_option(tune_args *a, const char *s, const char *v, bool *known)
     if (strcmp(s, "--resolution") == 0)
         return pf_resolution_parse(v, &e->width, &e->height) == 0
                    ? 0 : pf_cli_usage("tune", "--resolution takes WxH, e.g. 256x192");
+    if (strcmp(s, "--fidelity") == 0)
+        return pf_resolution_parse(v, &e->low_width, &e->low_height) == 0
+                   ? 0 : pf_cli_usage("tune", "--fidelity takes WxH, e.g. 256x192");
+    if (strcmp(s, "--fidelity-margin") == 0)
+        return number(s, v, 0, 0.99, &a->cfg.fidelity.margin);
+    if (strcmp(s, "--fidelity-explore") == 0)
+        return number(s, v, 0, 1, &a->cfg.fidelity.explore);
     if (strcmp(s, "--max-images") == 0)
         return integer(s, v, 1, 100000, &e->max_images);
     if (strcmp(s, "--samples") == 0)

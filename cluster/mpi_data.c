@@ -43,23 +43,27 @@ static int put_path(pf_strbuf *sb, const char *name, const char *path, pf_error 
 }
 
 /* The entries the config selects, as pf_eval_image_list does: per split, those of the
- * resolution, the first max_images of them. */
+ * resolution, the first max_images of them (and of the low-fidelity training images). */
 static pf_manifest *selected(const pf_eval_config *cfg, pf_error *err)
 {
     pf_manifest *all = pf_manifest_load(cfg->dataset, err);
     if (!all)
         return NULL;
     pf_manifest *sel = pf_manifest_new(all->dir);
-    int taken[PF_SPLIT_COUNT] = { 0 };
+    int taken[PF_SPLIT_COUNT] = { 0 }, taken_low = 0;
     for (size_t i = 0; i < all->count; i++) {
         const pf_manifest_entry *e = &all->entries[i];
         pf_manifest_filter f = PF_MANIFEST_ANY;
         f.width = cfg->width;
         f.height = cfg->height;
-        if (!pf_manifest_entry_matches(e, &f) ||
-            (cfg->max_images > 0 && taken[e->split] >= cfg->max_images))
+        /* a multi-fidelity run's training images at the low resolution (PF_SET_LOW) */
+        bool low = cfg->low_width > 0 && e->split == PF_SPLIT_TRAIN &&
+                   e->width == cfg->low_width && e->height == cfg->low_height;
+        int *count = low ? &taken_low : &taken[e->split];
+        if (!(low || pf_manifest_entry_matches(e, &f)) ||
+            (cfg->max_images > 0 && *count >= cfg->max_images))
             continue;
-        taken[e->split]++;
+        (*count)++;
         pf_manifest_add(sel, e);
     }
     pf_manifest_free(all);

@@ -142,7 +142,7 @@ int pf_pool_request_parse(const char *json, pf_pool_request *q, pf_error *err)
     q->schedule = pf_xstrdup(json_object_get_string(v));
     q->id = json_object_object_get_ex(o, "id", &v) ? (long)json_object_get_int64(v) : 0;
     const char *set = json_object_object_get_ex(o, "set", &v) ? json_object_get_string(v) : "";
-    q->set = set && strcmp(set, "test") == 0 ? PF_SET_TEST : PF_SET_TRAIN;
+    q->set = pf_image_set_parse(set);
     read_frontier(json_object_object_get_ex(o, "frontier", &v) ? v : NULL, q);
     q->samples = json_object_object_get_ex(o, "samples", &v) ? json_object_get_int(v) : 0;
     if (q->samples < 0)

@@ -3,6 +3,7 @@
 #include "results/report_page.h"
 
 #include "base/arena.h"
+#include "search/fidelity.h"
 #include "search/pareto.h"
 #include "search/strmap.h"
 
@@ -105,6 +106,42 @@ static void images(const pf_report_run *r, pf_strbuf *sb)
          e->extra_metrics ? "on" : "off");
 }
 
+/* A multi-fidelity run: how many children the low fidelity measured and promoted, and how its
+ * measurements relate to the full ones of the same candidates (search/fidelity.h). */
+static void fidelity(const pf_report_run *r, pf_strbuf *sb)
+{
+    const pf_eval_config *e = &r->cfg.eval;
+    if (e->low_width <= 0)
+        return;
+    pf_strmap low;
+    pf_strmap_init(&low);
+    for (int i = 0; i < r->n_recs; i++)
+        if (r->recs[i].set == PF_SET_LOW && r->recs[i].valid)
+            pf_strmap_put(&low, r->recs[i].schedule, i);
+    double *v = pf_xmalloc(sizeof *v * 4 * (size_t)(r->n_recs + 1));
+    double *lt = v, *le = lt + r->n_recs, *ft = le + r->n_recs, *fe = ft + r->n_recs;
+    int n = 0, j;
+    for (int i = 0; i < r->n_recs; i++) {
+        const pf_eval_record *f = &r->recs[i];
+        if (f->set != PF_SET_TRAIN || !f->valid || f->generation < 0 ||
+            !pf_strmap_get(&low, f->schedule, &j))
+            continue;
+        lt[n] = r->recs[j].time;
+        le[n] = r->recs[j].error;
+        ft[n] = f->time;
+        fe[n++] = f->error;
+    }
+    pf_fidelity_relation rel;
+    pf_fidelity_relate(lt, le, ft, fe, n, &rel);
+    fact(sb, "multi-fidelity", "%d children measured first at %dx%d, %d of them also at the "
+         "run's resolution; over those, low against full: time rank correlation %.2f, error "
+         "rank correlation %.2f; full / low: time x%.3g, error x%.3g", count(r, PF_SET_LOW, -1),
+         e->low_width, e->low_height, rel.pairs, rel.time_rho, rel.error_rho, rel.time_ratio,
+         rel.error_ratio);
+    free(v);
+    pf_strmap_free(&low);
+}
+
 static void evaluations(const pf_report_run *r, pf_strbuf *sb)
 {
     fact(sb, "evaluations", "%d on the training images (%d invalid), %d test re-measurements "
@@ -155,6 +192,7 @@ static void run_facts(const pf_report_run *r, pf_strbuf *sb)
     budget(r, sb);
     images(r, sb);
     evaluations(r, sb);
+    fidelity(r, sb);
     who_measured(r, sb);
     fact(sb, "status", "%s", r->finished ? "finished"
                              : r->has_checkpoint ? "not finished (a checkpoint exists)"

@@ -94,7 +94,7 @@ static int load_record(void *ctx, pf_eval_record *rec, pf_error *err)
     pf_tune *t = ctx;
     if (pf_tune_check_record(t, rec, err) != 0)
         return -1;
-    if (t->n_recs < t->seen_lines && rec->set == PF_SET_TRAIN)
+    if (t->n_recs < t->seen_lines && rec->set != PF_SET_TEST)  /* low fidelity: seen too */
         pf_ga_mark_seen(&t->ga, rec->schedule);
     pf_eval_record copy;
     pf_record_copy(&copy, rec);
@@ -184,7 +184,14 @@ static int copy_program(pf_tune *t, const char *src, pf_error *err)
  * params it is given. */
 static int check_inputs(const pf_tune_config *cfg, pf_error *err)
 {
-    for (int s = 0; s < (cfg->test ? PF_SET_COUNT : 1); s++) {
+    const pf_eval_config *e = &cfg->eval;
+    if (e->low_width > 0 &&
+        (e->width <= 0 || (e->width == e->low_width && e->height == e->low_height)))
+        return pf_fail(err, "multi-fidelity (--fidelity %dx%d) needs the full resolution "
+                       "(--resolution), another one", e->low_width, e->low_height);
+    for (int s = 0; s < PF_SET_COUNT; s++) {
+        if ((s == PF_SET_TEST && !cfg->test) || (s == PF_SET_LOW && cfg->eval.low_width <= 0))
+            continue;
         int n;
         char **paths = pf_eval_image_list(&cfg->eval, (pf_image_set)s, &n, err);
         if (!paths)

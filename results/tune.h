@@ -29,10 +29,20 @@ typedef struct pf_tune_model_config {
     double explore;        /* share of the measured children chosen at random (0.25) */
 } pf_tune_model_config;
 
+/* Multi-fidelity measurement (search/fidelity.h; docs/search.md §10), on when
+ * eval.low_width > 0: each child is measured first on the training images at
+ * eval.low_width x low_height (PF_SET_LOW) and at the run's resolution only when promoted. */
+typedef struct pf_tune_fidelity_config {
+    double margin;         /* promoted unless a low-fidelity frontier point with no more error
+                              is faster than (1 - margin) x its low time (0.2) */
+    double explore;        /* share promoted at random whatever their low measurement (0.1) */
+} pf_tune_fidelity_config;
+
 typedef struct pf_tune_config {
     pf_ga_params ga;
     pf_eval_config eval;
     pf_tune_model_config model;
+    pf_tune_fidelity_config fidelity;
     double max_error;      /* error cap of the quality numbers (Lab units; default 10) */
     bool test;             /* re-measure the final training frontier on the test split */
     int confirm;           /* rounds of confirmation at the end (default 3; 0: none): each

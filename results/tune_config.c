@@ -27,6 +27,7 @@ void pf_tune_config_default(pf_tune_config *c)
     c->max_error = 10.0;
     c->test = true;
     c->model = (pf_tune_model_config){ false, 0, 20, 0.25 };
+    c->fidelity = (pf_tune_fidelity_config){ 0.2, 0.1 };
     c->confirm = 3;
     c->confirm_samples = 15;
 }
@@ -88,6 +89,10 @@ json_object *pf_tune_config_to_json(const pf_tune *t)
     json_object_object_add(o, "evaluation", pf_eval_config_to_json(&c->eval));
     json_object_object_add(o, "train_images", image_list(&c->eval, PF_SET_TRAIN));
     json_object_object_add(o, "test_images", image_list(&c->eval, PF_SET_TEST));
+    if (c->eval.low_width > 0) {
+        json_object_object_add(o, "fidelity", pf_tune_fidelity_config_json(&c->fidelity));
+        json_object_object_add(o, "low_images", image_list(&c->eval, PF_SET_LOW));
+    }
     return o;
 }
 
@@ -154,8 +159,14 @@ int pf_tune_config_from_json(json_object *o, pf_tune_config *c, pf_error *err)
         return pf_fail(err, "config.json: 'confirm_samples' is %d (0 or more)",
                        c->confirm_samples);
     if (read_ga(get(o, "ga"), &c->ga, err) != 0 ||
-        pf_tune_model_config_read(get(o, "model"), &c->model, err) != 0)
+        pf_tune_model_config_read(get(o, "model"), &c->model, err) != 0 ||
+        pf_tune_fidelity_config_read(get(o, "fidelity"), &c->fidelity, err) != 0)
         return -1;
     pf_eval_config_free(&c->eval);
-    return pf_eval_config_from_json(get(o, "evaluation"), &c->eval, err);
+    if (pf_eval_config_from_json(get(o, "evaluation"), &c->eval, err) != 0)
+        return -1;
+    if ((c->eval.low_width > 0) != (c->eval.low_height > 0) || c->eval.low_width < 0)
+        return pf_fail(err, "config.json: evaluation.low_width and low_height are %dx%d (both "
+                       "> 0, or neither)", c->eval.low_width, c->eval.low_height);
+    return 0;
 }

@@ -327,6 +327,9 @@ static json_object *summary(const pf_tune *t, const int *front, const int *test,
     json_object_object_add(o, "train", quality(t, front, n));
     json_object_object_add(o, "test", t->cfg.test ? quality(t, test, n) : NULL);
     exact_numbers(t, o);
+    json_object *fidelity = pf_tune_fidelity_summary(t);
+    if (fidelity)
+        json_object_object_add(o, "fidelity", fidelity);
     return o;
 }
 

@@ -74,6 +74,26 @@ void pf_tune_model_prepare(pf_tune *t, int generation);
 void pf_tune_model_annotate(const pf_tune *t, pf_eval_record *rec);
 void pf_tune_model_close(pf_tune *t);
 
+/* Multi-fidelity measurement (tune_fidelity.c): config.json's "fidelity" (written only when on;
+ * absent: the defaults), and a generation's measurement when it is on: every new child on the
+ * low-fidelity images, the promoted ones at the run's resolution, the GA told the full
+ * measurement of a promoted child and the calibrated low one of the others. *fresh counts the
+ * children measured at low fidelity, *cached those the low-fidelity cache held (log.txt's
+ * fidelity line says how many were promoted). Returns 0, 1 on a stop, -1. */
+struct json_object *pf_tune_fidelity_config_json(const pf_tune_fidelity_config *f);
+int pf_tune_fidelity_config_read(struct json_object *o, pf_tune_fidelity_config *f,
+                                 pf_error *err);
+int pf_tune_fidelity_generation(pf_tune *t, pf_evaluator *ev, int generation, int *fresh,
+                                int *cached, pf_error *err);
+/* summary.json's "fidelity" (NULL when off): resolutions, counts and the measured relation. */
+struct json_object *pf_tune_fidelity_summary(const pf_tune *t);
+
+/* Waits for `pending` records; each goes to the log, the cache and fn (tune_run.c's collect).
+ * Returns 0, 1 when a stop was requested, -1. */
+typedef void (*pf_tune_arrival_fn)(pf_tune *t, int rec, void *ctx);
+int pf_tune_collect(pf_tune *t, pf_evaluator *ev, int pending, int generation,
+                    const char *phase, pf_tune_arrival_fn fn, void *ctx, pf_error *err);
+
 /* Keeps a record (taking ownership of *r, which is left empty): cache, ids, best time. */
 void pf_tune_add_record(pf_tune *t, pf_eval_record *r);
 

@@ -131,8 +131,10 @@ static void log_accuracy(pf_tune *t, int generation)
         double med, mean;
         pf_relative_error(pt, mt, n, &med, &mean);
         pf_tune_log(t, "models on generation %d (%d candidates, predicted before measuring): "
-                    "time Spearman %.2f, median relative error %.2f; error Spearman %.2f",
-                    generation, n, pf_spearman(pt, mt, n), med, pf_spearman(pe, me, n));
+                    "time Spearman %.2f, median relative error %.2f, median log(measured / "
+                    "predicted) %+.2f over a spread (IQR of log time) of %.2f; error Spearman "
+                    "%.2f", generation, n, pf_spearman(pt, mt, n), med,
+                    pf_fit_log_bias(pt, mt, n), pf_fit_log_iqr(mt, n), pf_spearman(pe, me, n));
     }
     free(v);
 }

@@ -114,6 +114,12 @@ static int collect(pf_tune *t, pf_evaluator *ev, int pending, int generation, co
     return 0;
 }
 
+int pf_tune_collect(pf_tune *t, pf_evaluator *ev, int pending, int generation,
+                    const char *phase, pf_tune_arrival_fn fn, void *ctx, pf_error *err)
+{
+    return collect(t, ev, pending, generation, phase, fn, ctx, err);
+}
+
 /* ---- one generation ---- */
 
 static void measured(pf_tune *t, int rec, void *ctx)
@@ -184,14 +190,18 @@ static int run_generation(pf_tune *t, pf_evaluator *ev, pf_error *err)
     double t0 = pf_now_ms();
     int gen = t->ga.generation + 1, pending = 0, cached = 0;
     pf_tune_model_prepare(t, gen);
-    int n = pf_ga_propose(&t->ga);
-    pf_strmap index;
-    pf_strmap_init(&index);
-    int rc = submit_generation(t, ev, &index, &pending, &cached, err);
-    int fresh = pending;
-    if (rc == 0)
-        rc = collect(t, ev, pending, gen, "search", measured, &index, err);
-    pf_strmap_free(&index);
+    int n = pf_ga_propose(&t->ga), fresh = 0, rc;
+    if (t->cfg.eval.low_width > 0) {
+        rc = pf_tune_fidelity_generation(t, ev, gen, &fresh, &cached, err);
+    } else {
+        pf_strmap index;
+        pf_strmap_init(&index);
+        rc = submit_generation(t, ev, &index, &pending, &cached, err);
+        fresh = pending;
+        if (rc == 0)
+            rc = collect(t, ev, pending, gen, "search", measured, &index, err);
+        pf_strmap_free(&index);
+    }
     if (rc != 0)
         return rc;
     pf_ga_commit(&t->ga);

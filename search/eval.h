@@ -14,9 +14,14 @@
 #include <signal.h>
 #include <stdbool.h>
 
-/* Which images a candidate is measured on (the manifest's splits). */
-typedef enum pf_image_set { PF_SET_TRAIN, PF_SET_TEST, PF_SET_COUNT } pf_image_set;
-const char *pf_image_set_name(pf_image_set s);  /* "train", "test" */
+/* Which images a candidate is measured on (the manifest's splits). PF_SET_LOW: the training
+ * split at the low-fidelity resolution of a multi-fidelity search (pf_eval_config.low_width),
+ * timed briefly: a candidate is measured there first and promoted to PF_SET_TRAIN only when it
+ * stays promising (docs/search.md §10). */
+typedef enum pf_image_set { PF_SET_TRAIN, PF_SET_TEST, PF_SET_LOW, PF_SET_COUNT } pf_image_set;
+const char *pf_image_set_name(pf_image_set s);  /* "train", "test", "low" */
+/* The set a name says ("train" for anything unknown, as records older than the names were). */
+pf_image_set pf_image_set_parse(const char *name);
 
 /* One image's measurement. */
 typedef struct pf_eval_image {

@@ -73,6 +73,10 @@ json_object *pf_eval_config_to_json(const pf_eval_config *c)
     json_object_object_add(o, "dataset", str_or_null(c->dataset));
     json_object_object_add(o, "width", json_object_new_int(c->width));
     json_object_object_add(o, "height", json_object_new_int(c->height));
+    if (c->low_width > 0) {
+        json_object_object_add(o, "low_width", json_object_new_int(c->low_width));
+        json_object_object_add(o, "low_height", json_object_new_int(c->low_height));
+    }
     json_object_object_add(o, "max_images", json_object_new_int(c->max_images));
     json_object_object_add(o, "backend", json_object_new_string(pf_backend_name(c->backend)));
     json_object_object_add(o, "samples", json_object_new_int(c->samples));
@@ -126,6 +130,10 @@ int pf_eval_config_from_json(json_object *o, pf_eval_config *c, pf_error *err)
         c->width = json_object_get_int(v);
     if ((v = get(o, "height")))
         c->height = json_object_get_int(v);
+    if ((v = get(o, "low_width")))
+        c->low_width = json_object_get_int(v);
+    if ((v = get(o, "low_height")))
+        c->low_height = json_object_get_int(v);
     if ((v = get(o, "max_images")))
         c->max_images = json_object_get_int(v);
     const char *b = get_s(o, "backend");
@@ -158,9 +166,14 @@ char **pf_eval_image_list(const pf_eval_config *c, pf_image_set set, int *n, pf_
     if (!m)
         return NULL;
     pf_manifest_filter f = PF_MANIFEST_ANY;
-    f.split = set == PF_SET_TRAIN ? PF_SPLIT_TRAIN : PF_SPLIT_TEST;
-    f.width = c->width;
-    f.height = c->height;
+    f.split = set == PF_SET_TEST ? PF_SPLIT_TEST : PF_SPLIT_TRAIN;
+    f.width = set == PF_SET_LOW ? c->low_width : c->width;
+    f.height = set == PF_SET_LOW ? c->low_height : c->height;
+    if (set == PF_SET_LOW && c->low_width <= 0) {
+        pf_manifest_free(m);
+        pf_fail(err, "no low-fidelity resolution is configured");
+        return NULL;
+    }
     size_t count;
     char **paths = pf_manifest_list(m, &f, &count);
     pf_manifest_free(m);
@@ -174,9 +187,9 @@ char **pf_eval_image_list(const pf_eval_config *c, pf_image_set set, int *n, pf_
     if (count == 0) {
         pf_manifest_list_free(paths);
         char res[32] = "any size";
-        if (c->width)
-            snprintf(res, sizeof res, "%dx%d", c->width, c->height);
-        pf_fail(err, "%s: no %s images at %s", c->dataset, set == PF_SET_TRAIN ? "train" : "test",
+        if (f.width)
+            snprintf(res, sizeof res, "%dx%d", f.width, f.height);
+        pf_fail(err, "%s: no %s images at %s", c->dataset, set == PF_SET_TEST ? "test" : "train",
                 res);
         return NULL;
     }

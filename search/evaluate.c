@@ -321,7 +321,7 @@ static bool worth_full_timing(const pf_eval_worker *w, pf_eval_record *out)
 
 /* Timing, with the node quiet. On the training split a screening (one short pair of blocks per
  * image) comes first, and the full timing follows only for a candidate that may reach the
- * frontier; the test split is always timed in full. */
+ * frontier; the test split is always timed in full, the low-fidelity one never. */
 static int timing_phase(pf_eval_worker *w, pf_image_set id, eval_set *set, candidate *c,
                         pf_eval_record *out)
 {
@@ -331,7 +331,12 @@ static int timing_phase(pf_eval_worker *w, pf_image_set id, eval_set *set, candi
     out->lock_wait_ms = t1 - t0;
     int rc = 0;
     bool full = true;
-    if (id == PF_SET_TRAIN && w->cfg.screen_ms > 0) {
+    if (id == PF_SET_LOW && w->cfg.screen_ms > 0) {
+        /* a multi-fidelity first look: timed as briefly as a screening, never in full (the
+         * frontier it would compare with is at the other resolution) */
+        rc = time_images(w, set, c, 1, w->cfg.screen_ms, out);
+        full = false;
+    } else if (id == PF_SET_TRAIN && w->cfg.screen_ms > 0) {
         rc = time_images(w, set, c, 1, w->cfg.screen_ms, out);
         full = rc == 0 && worth_full_timing(w, out);
     }

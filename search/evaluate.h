@@ -35,6 +35,8 @@ typedef struct pf_eval_config {
     char **params;          /* "name=value" overrides of the program's params */
     char *dataset;          /* a manifest, or the directory holding manifest.tsv */
     int width, height;      /* only images of this resolution (0: every resolution) */
+    int low_width, low_height;  /* the training images of PF_SET_LOW, a multi-fidelity
+                                   search's first measurement (0: none) */
     int max_images;         /* at most this many images per split, in manifest order (0: all) */
     pf_backend backend;     /* jit */
     int samples;            /* timing samples per image; the median ratio is kept (5) */

@@ -256,6 +256,31 @@ double pf_fit_median(const double *v, int n)
     return m;
 }
 
+double pf_fit_log_iqr(const double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    double *s = pf_xmalloc(sizeof *s * (size_t)n);
+    for (int i = 0; i < n; i++)
+        s[i] = log(v[i]);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    /* the medians of the lower and upper halves (the middle one in both when n is odd) */
+    int h = (n + 1) / 2;
+    double lo = pf_fit_median(s, h), hi = pf_fit_median(s + n - h, h);
+    free(s);
+    return hi - lo;
+}
+
+double pf_fit_log_bias(const double *pred, const double *meas, int n)
+{
+    double *r = pf_xmalloc(sizeof *r * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        r[i] = log(meas[i] / pred[i]);
+    double m = pf_fit_median(r, n);
+    free(r);
+    return m;
+}
+
 void pf_relative_error(const double *pred, const double *meas, int n, double *median,
                        double *mean)
 {

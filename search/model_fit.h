@@ -41,5 +41,11 @@ void pf_relative_error(const double *pred, const double *meas, int n, double *me
                        double *mean);
 /* The median of v[0..n) (v is not modified); NaN when n is 0. */
 double pf_fit_median(const double *v, int n);
+/* The spread of v[0..n) > 0: the interquartile range of log(v) (medians of the lower and upper
+ * halves); NaN when n is 0. A rank correlation over a narrow spread says little about the
+ * model: the same relative errors scramble more of the order. */
+double pf_fit_log_iqr(const double *v, int n);
+/* The median of log(meas / pred): > 0 when the predictions are optimistic (too low). */
+double pf_fit_log_bias(const double *pred, const double *meas, int n);
 
 #endif

@@ -10,11 +10,19 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const set_names[PF_SET_COUNT] = { "train", "test" };
+static const char *const set_names[PF_SET_COUNT] = { "train", "test", "low" };
 
 const char *pf_image_set_name(pf_image_set s)
 {
     return (unsigned)s < PF_SET_COUNT ? set_names[s] : "?";
+}
+
+pf_image_set pf_image_set_parse(const char *name)
+{
+    for (int s = 0; name && s < PF_SET_COUNT; s++)
+        if (strcmp(name, set_names[s]) == 0)
+            return (pf_image_set)s;
+    return PF_SET_TRAIN;
 }
 
 void pf_record_init(pf_eval_record *r)
@@ -219,7 +227,7 @@ int pf_record_from_json(const char *text, pf_eval_record *r, pf_error *err)
     json_object *v;
     r->id = json_object_object_get_ex(o, "id", &v) ? json_object_get_int64(v) : 0;
     char *set = get_str(o, "set");
-    r->set = set && strcmp(set, "test") == 0 ? PF_SET_TEST : PF_SET_TRAIN;
+    r->set = pf_image_set_parse(set);
     free(set);
     r->generation = get_int(o, "generation");
     r->valid = json_object_object_get_ex(o, "valid", &v) && json_object_get_boolean(v);

@@ -56,6 +56,8 @@ typedef struct fake {
     pf_eval_record *q;
     int n, cap;
     double lucky;        /* the first training measurement of a schedule is time x lucky */
+    bool low_independent; /* low fidelity: unrelated to the full measurement (else half the
+                             time and twice the error) */
     pf_front_point *front;  /* the frontier the search last sent: the screening's */
     int n_front;
     int samples;         /* the samples asked of the candidates submitted next (0: 5) */
@@ -78,7 +80,15 @@ static int fake_submit(pf_evaluator *ev, long id, pf_image_set set, const char *
     r->schedule = pf_xstrdup(schedule);
     r->valid = true;
     st_fake_measure(schedule, &r->time, &r->error);
-    if (set == PF_SET_TEST)
+    if (set == PF_SET_LOW && f->low_independent) {
+        char *low = pf_xmalloc(strlen(schedule) + 8);
+        sprintf(low, "%s# low\n", schedule);
+        st_fake_measure(low, &r->time, &r->error);
+        free(low);
+    } else if (set == PF_SET_LOW) {
+        r->time *= 0.5;
+        r->error *= 2;
+    } else if (set == PF_SET_TEST)
         r->time *= 1.1;
     else if (pf_strmap_add(&f->measured, schedule, 0))
         r->time *= f->lucky;
@@ -154,6 +164,13 @@ pf_evaluator *st_fake_evaluator_lucky(double delay_ms, long *submitted, double l
     f->lucky = lucky;
     pf_strmap_init(&f->measured);
     return &f->base;
+}
+
+pf_evaluator *st_fake_evaluator_fidelity(double delay_ms, long *submitted, bool independent)
+{
+    pf_evaluator *ev = st_fake_evaluator_lucky(delay_ms, submitted, 1.0);
+    ((fake *)ev)->low_independent = independent;
+    return ev;
 }
 
 pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted)

@@ -19,6 +19,10 @@ pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted);
 /* The same, except that the first training measurement of each schedule is its time x lucky
  * (a noisy measurement that came out low). */
 pf_evaluator *st_fake_evaluator_lucky(double delay_ms, long *submitted, double lucky);
+/* The same, for a multi-fidelity run: a low-fidelity measurement (PF_SET_LOW) is half the
+ * training time and twice its error (st_fake_evaluator does the same), or with independent an
+ * unrelated one (the fake measurement of another text). */
+pf_evaluator *st_fake_evaluator_fidelity(double delay_ms, long *submitted, bool independent);
 /* The fake measurements of a text. */
 void st_fake_measure(const char *text, double *time, double *error);
 

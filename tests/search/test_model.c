@@ -33,6 +33,19 @@ static void test_accuracy_figures(void)
     CU_ASSERT_DOUBLE_EQUAL(mean, 3.3 / 4, 1e-12);
 }
 
+/* The spread and bias the guided search logs per generation. */
+static void test_spread_and_bias(void)
+{
+    double v[] = { 8, 1, 2, 4 };  /* log2: 3 0 1 2; halves {0, 1} and {2, 3} */
+    CU_ASSERT_DOUBLE_EQUAL(pf_fit_log_iqr(v, 4), 2 * log(2), 1e-12);
+    double w[] = { 1, 2, 4, 8, 16 };  /* halves {1, 2, 4} and {4, 8, 16}: log 8 / 2 */
+    CU_ASSERT_DOUBLE_EQUAL(pf_fit_log_iqr(w, 5), log(4), 1e-12);
+    CU_ASSERT(isnan(pf_fit_log_iqr(w, 0)));
+    double p[] = { 1, 1, 2 }, m[] = { 2, 2, 1 };  /* log ratios ln2 ln2 -ln2: optimistic */
+    CU_ASSERT_DOUBLE_EQUAL(pf_fit_log_bias(p, m, 3), log(2), 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(pf_fit_log_bias(m, p, 3), -log(2), 1e-12);
+}
+
 static void test_ridge_recovers_a_line(void)
 {
     enum { N = 20 };
@@ -383,7 +396,7 @@ static void test_guided_generation(void)
     pf_program_free(prog);
 }
 
-PF_TEST_SUITE(search_model, PF_TEST(test_accuracy_figures), PF_TEST(test_ridge_recovers_a_line),
+PF_TEST_SUITE(search_model, PF_TEST(test_accuracy_figures), PF_TEST(test_spread_and_bias), PF_TEST(test_ridge_recovers_a_line),
               PF_TEST(test_sumexp_recovers_its_parameters),
               PF_TEST(test_time_model_recovers_known_costs),
               PF_TEST(test_error_model_learns_composition),
