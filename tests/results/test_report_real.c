@@ -20,21 +20,20 @@
 
 static const char *real_dir;
 
-/* The search, once for the suite. */
-static const char *real_run(void)
+static int frontier_files(const char *dir, char **sched, int max);
+
+/* The search in dir with seed; 0 when it ran. */
+static int search(const char *dir, uint64_t seed)
 {
-    if (real_dir)
-        return real_dir;
-    real_dir = pf_test_tmp("real");
     pf_tune_config cfg;
     rt_blur_config(&cfg, 1);
-    cfg.eval.samples = 1;
+    cfg.eval.samples = 3;
     cfg.eval.min_sample_ms = 1;
     cfg.ga.population = 6;
     cfg.ga.generations = 2;
-    cfg.ga.seed = 23;
+    cfg.ga.seed = seed;
     pf_error err;
-    pf_tune *t = pf_tune_create(real_dir, &cfg, &err);
+    pf_tune *t = pf_tune_create(dir, &cfg, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     pf_pool_options opt = { .jobs = 2, .watchdog_ms = 60000 };
     pf_evaluator *ev = pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err);
@@ -42,10 +41,33 @@ static const char *real_run(void)
     int rc = pf_tune_run(t, ev, NULL, &err);
     if (rc)
         fprintf(stderr, "%s\n", err.msg);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
     pf_evaluator_destroy(ev);
     pf_tune_free(t);
     pf_tune_config_free(&cfg);
+    return rc;
+}
+
+/* The search, once for the suite. Its frontier comes from timings: on a loaded machine a
+ * search this small (one photo, 6 x 2 candidates) can admit no variant beyond the noise, and
+ * the page would then have nothing to check, so an empty frontier is searched again with the
+ * next seed (at most twice, said in the output). */
+static const char *real_run(void)
+{
+    if (real_dir)
+        return real_dir;
+    char *sched[64];
+    int n = 0;
+    for (uint64_t seed = 23; seed < 26 && n == 0; seed++) {
+        real_dir = pf_test_tmp(seed == 23 ? "real" : seed == 24 ? "real-24" : "real-25");
+        CU_ASSERT_EQUAL_FATAL(search(real_dir, seed), 0);
+        n = frontier_files(real_dir, sched, 64);
+        for (int k = 0; k < n; k++)
+            free(sched[k]);
+        if (n == 0)
+            printf("\n    (seed %llu: empty frontier under this machine's timing noise)",
+                   (unsigned long long)seed);
+    }
+    pf_error err;
     pf_report_options o = { .run = real_dir };
     pf_report_result res;
     CU_ASSERT_EQUAL_FATAL(pf_report_write(&o, &res, &err), 0);
