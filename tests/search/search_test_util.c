@@ -2,6 +2,8 @@
 #include "tests/search/search_test_util.h"
 
 #include "base/arena.h"
+#include "base/fileio.h"
+#include "results/rundir.h"
 #include "search/strmap.h"
 #include "tests/harness/harness.h"
 
@@ -203,4 +205,15 @@ long st_count_lines(const char *path)
         n += ch == '\n';
     fclose(f);
     return n;
+}
+
+char *st_run_file(const char *dir, const char *name)
+{
+    char *path = pf_run_path(dir, name), *text = NULL;
+    size_t len;
+    pf_error err;
+    if (pf_read_file(path, 1 << 26, &text, &len, &err) != 0)
+        text = NULL;
+    free(path);
+    return text;
 }

@@ -32,4 +32,7 @@ void st_blur_config(pf_eval_config *c, int max_images);
 /* Lines of a file (0 if missing). */
 long st_count_lines(const char *path);
 
+/* The whole text of run file name of run dir (malloc'd; NULL if it cannot be read). */
+char *st_run_file(const char *dir, const char *name);
+
 #endif

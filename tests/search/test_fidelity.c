@@ -116,11 +116,8 @@ static long run(const char *dir, const pf_tune_config *cfg, bool independent, in
 
 static char *file_of(const char *dir, const char *name)
 {
-    char *path = pf_run_path(dir, name), *text = NULL;
-    size_t len;
-    pf_error err;
-    CU_ASSERT_EQUAL(pf_read_file(path, 1 << 26, &text, &len, &err), 0);
-    free(path);
+    char *text = st_run_file(dir, name);
+    CU_ASSERT_PTR_NOT_NULL(text);
     return text;
 }
 

@@ -31,22 +31,6 @@ static void small_config(pf_tune_config *c, int population, int generations)
     c->confirm = 0;  /* these tests count measurements; confirmation has tests of its own */
 }
 
-static char *run_file(const char *dir, const char *name)
-{
-    char *path = pf_run_path(dir, name), *text = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f) {
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        rewind(f);
-        text = calloc((size_t)n + 1, 1);
-        CU_ASSERT_EQUAL(fread(text, 1, (size_t)n, f), (size_t)n);
-        fclose(f);
-    }
-    free(path);
-    return text;
-}
-
 /* A whole run with the fake evaluator; returns the submissions. */
 static long fake_run(const char *dir, const pf_tune_config *cfg, bool resume, int stop_after)
 {
@@ -70,7 +54,7 @@ static long fake_run(const char *dir, const pf_tune_config *cfg, bool resume, in
 /* Every line parses; no train genome was measured twice. */
 static void check_log(const char *dir, long *train_lines)
 {
-    char *text = run_file(dir, PF_RUN_EVALUATIONS);
+    char *text = st_run_file(dir, PF_RUN_EVALUATIONS);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     pf_strmap seen[PF_SET_COUNT];
     pf_strmap_init(&seen[0]);
@@ -151,15 +135,15 @@ static void test_run_files_and_cache(void)
     free(log);
     /* N, then N - floor(0.3 N) per generation, unless a tiny space ran out of new genomes. */
     CU_ASSERT(lines > 8 && lines <= 8 + 3 * (8 - 2));
-    char *train = run_file(dir, PF_RUN_FRONTIER_TRAIN), *test = run_file(dir,
+    char *train = st_run_file(dir, PF_RUN_FRONTIER_TRAIN), *test = st_run_file(dir,
                                                                          PF_RUN_FRONTIER_TEST);
     CU_ASSERT_PTR_NOT_NULL(train);
     CU_ASSERT_PTR_NOT_NULL(test);
     CU_ASSERT(strncmp(test, "variant\ttrain_time", 18) == 0);
-    char *sched = run_file(dir, "frontier/variant-000.sched");
+    char *sched = st_run_file(dir, "frontier/variant-000.sched");
     CU_ASSERT_PTR_NOT_NULL_FATAL(sched);
     CU_ASSERT(strncmp(sched, "# perfora schedule 1\n", 21) == 0);
-    char *summary = run_file(dir, PF_RUN_SUMMARY);
+    char *summary = st_run_file(dir, PF_RUN_SUMMARY);
     CU_ASSERT_PTR_NOT_NULL(strstr(summary, "\"area\""));
     /* Resuming a finished run measures nothing again: the test split is in the cache. */
     CU_ASSERT_EQUAL(fake_run(dir, NULL, true, 0), 0);
@@ -205,7 +189,7 @@ static void test_resume_after_sigkill_matches_uninterrupted(void)
     small_config(&cfg, 10, 6);
     long whole = fake_run(a, &cfg, false, 0);
     kill_run_at(b, &cfg, 10 + 3, false);  /* in generation 1 */
-    char *cp = run_file(b, PF_RUN_CHECKPOINT);
+    char *cp = st_run_file(b, PF_RUN_CHECKPOINT);
     CU_ASSERT_PTR_NOT_NULL(cp);  /* generation 0 was checkpointed */
     CU_ASSERT_PTR_NOT_NULL(strstr(cp, "\"finished\":false"));
     free(cp);
@@ -220,7 +204,7 @@ static void test_resume_after_sigkill_matches_uninterrupted(void)
     CU_ASSERT_EQUAL(la, lb);
     char *pa = population_of(a), *pb = population_of(b);
     CU_ASSERT_STRING_EQUAL(pa, pb);
-    char *fa = run_file(a, PF_RUN_FRONTIER_TEST), *fb = run_file(b, PF_RUN_FRONTIER_TEST);
+    char *fa = st_run_file(a, PF_RUN_FRONTIER_TEST), *fb = st_run_file(b, PF_RUN_FRONTIER_TEST);
     CU_ASSERT_STRING_EQUAL(fa, fb);
     free(pa);
     free(pb);
@@ -267,7 +251,7 @@ static void test_real_run_resumes(void)
     long lines;
     check_log(dir, &lines);
     CU_ASSERT(lines > 4 && lines <= 4 + 2 * (4 - 1));
-    char *cp = run_file(dir, PF_RUN_CHECKPOINT);
+    char *cp = st_run_file(dir, PF_RUN_CHECKPOINT);
     CU_ASSERT_PTR_NOT_NULL(strstr(cp, "\"finished\":true"));
     free(cp);
     pf_tune_config_free(&cfg);
@@ -288,7 +272,7 @@ static void guided_config(pf_tune_config *c)
 #define MAX_GEN 7
 static void train_records(const char *dir, pf_strmap *texts, int *per_gen, int *predicted)
 {
-    char *text = run_file(dir, PF_RUN_EVALUATIONS);
+    char *text = st_run_file(dir, PF_RUN_EVALUATIONS);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     pf_strmap_init(texts);
     *predicted = 0;
@@ -371,11 +355,11 @@ static void test_guided_resume_matches_uninterrupted(void)
     free(log);
     long resumed = fake_run(b, NULL, true, 0);
     CU_ASSERT_EQUAL(before + resumed, whole);
-    char *ea = run_file(a, PF_RUN_EVALUATIONS), *eb = run_file(b, PF_RUN_EVALUATIONS);
+    char *ea = st_run_file(a, PF_RUN_EVALUATIONS), *eb = st_run_file(b, PF_RUN_EVALUATIONS);
     CU_ASSERT_STRING_EQUAL(ea, eb);  /* the same candidates, predictions and order */
     char *pa = population_of(a), *pb = population_of(b);
     CU_ASSERT_STRING_EQUAL(pa, pb);
-    char *config = run_file(b, PF_RUN_CONFIG);
+    char *config = st_run_file(b, PF_RUN_CONFIG);
     CU_ASSERT_PTR_NOT_NULL(strstr(config, "\"model\""));
     free(config);
     free(ea);
@@ -486,7 +470,7 @@ static void confirmed_run(const char *dir, double luck)
     CU_ASSERT_EQUAL(pf_tune_run(t, ev, NULL, &err), 0);
     pf_evaluator_destroy(ev);
     pf_tune_free(t);
-    char *text = run_file(dir, PF_RUN_EVALUATIONS);
+    char *text = st_run_file(dir, PF_RUN_EVALUATIONS);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     pf_eval_record *recs = NULL;
     int n = 0, confirmations = 0;
@@ -520,11 +504,11 @@ static void confirmed_run(const char *dir, double luck)
         CU_ASSERT_EQUAL(recs[front[i]].generation, PF_GEN_CONFIRM);
         CU_ASSERT_DOUBLE_EQUAL(recs[front[i]].time, honest, 1e-12);
     }
-    char *config = run_file(dir, PF_RUN_CONFIG);  /* the run says how it confirmed */
+    char *config = st_run_file(dir, PF_RUN_CONFIG);  /* the run says how it confirmed */
     CU_ASSERT_PTR_NOT_NULL_FATAL(config);
     CU_ASSERT_PTR_NOT_NULL(strstr(config, "\"confirm_samples\":11"));
     free(config);
-    char *tsv = run_file(dir, PF_RUN_FRONTIER_TRAIN);
+    char *tsv = st_run_file(dir, PF_RUN_FRONTIER_TRAIN);
     CU_ASSERT_PTR_NOT_NULL_FATAL(tsv);
     const char *head = "variant\ttime\tspeedup\tspeedup_lo\tspeedup_hi\t";
     CU_ASSERT(strncmp(tsv, head, strlen(head)) == 0);
