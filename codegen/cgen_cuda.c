@@ -194,31 +194,6 @@ static int kernel_of(hgen *g, const ir_stmt *s)
     return -1;
 }
 
-/* The nested block loops from s down (lets and comments between them), as gpu_host.c's grid. */
-static int block_loops(const ir_stmt *s, const ir_stmt **loops)
-{
-    int n = 0;
-    while (s && n < 4) {
-        if (s->kind == IR_S_BLOCK) {
-            const ir_stmt *inner = NULL;
-            int found = 0;
-            for (int i = 0; i < s->n; i++)
-                if (s->body[i]->kind == IR_S_FOR && s->body[i]->loop_kind == IR_LOOP_GPU_BLOCK) {
-                    inner = s->body[i];
-                    found++;
-                }
-            if (found != 1)
-                break;
-            s = inner;
-            continue;
-        }
-        if (s->kind != IR_S_FOR || s->loop_kind != IR_LOOP_GPU_BLOCK)
-            break;
-        loops[n++] = s;
-        s = s->then_s;
-    }
-    return n;
-}
 
 /* The kernel's host values into its slots p[0 ...], in its parameter order. */
 static void fill_slots(hgen *g, const pf_gpu_kernel *k)
@@ -316,7 +291,8 @@ static void launch(hgen *g, const ir_stmt *s)
     g->indent++;
     unsigned block[3] = { 1, 1, 1 };
     const ir_stmt *loops[4];
-    int n = s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_GPU_BLOCK ? block_loops(s, loops) : 0;
+    int n = s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_GPU_BLOCK
+                ? pf_gpu_block_loops(s, loops) : 0;
     if (n > 3) {
         refuse(g, "CUDA export: %s", "more than three block loops in one kernel");
         return;

@@ -163,33 +163,44 @@ static int64_t trip_count(int64_t lo, int64_t hi, int64_t step)
     return hi <= lo || step < 1 ? 0 : (hi - lo + step - 1) / step;
 }
 
-/* The nested block loops from s down (lets and comments between them allowed). */
-static int grid(host *h, const ir_stmt *s, geometry *g)
+int pf_gpu_block_loops(const ir_stmt *s, const ir_stmt **loops)
 {
-    while (s && !h->failed) {
+    int n = 0;
+    while (s && n < 4) {
         if (s->kind == IR_S_BLOCK) {  /* lets and comments around one inner block loop */
             const ir_stmt *inner = NULL;
-            int n = 0;
+            int found = 0;
             for (int i = 0; i < s->n; i++)
                 if (s->body[i]->kind == IR_S_FOR && s->body[i]->loop_kind == IR_LOOP_GPU_BLOCK) {
                     inner = s->body[i];
-                    n++;
+                    found++;
                 }
-            if (n != 1)
-                return 0;
+            if (found != 1)
+                break;
             s = inner;
             continue;
         }
         if (s->kind != IR_S_FOR || s->loop_kind != IR_LOOP_GPU_BLOCK)
-            return 0;
-        if (g->n == 3)
-            return fail(h, "more than three block loops in one kernel");
-        int k = g->n++;
-        g->loops[k] = s;
-        g->lo[k] = eval(h, s->lo).i;
-        g->step[k] = eval(h, s->step).i;
-        g->count[k] = trip_count(g->lo[k], eval(h, s->hi).i, g->step[k]);
+            break;
+        loops[n++] = s;
         s = s->then_s;
+    }
+    return n;
+}
+
+/* The nested block loops from s down, with their bounds. */
+static int grid(host *h, const ir_stmt *s, geometry *g)
+{
+    const ir_stmt *loops[4];
+    int n = pf_gpu_block_loops(s, loops);
+    if (n > 3)
+        return fail(h, "more than three block loops in one kernel");
+    for (int k = 0; k < n && !h->failed; k++) {
+        g->n = k + 1;
+        g->loops[k] = loops[k];
+        g->lo[k] = eval(h, loops[k]->lo).i;
+        g->step[k] = eval(h, loops[k]->step).i;
+        g->count[k] = trip_count(g->lo[k], eval(h, loops[k]->hi).i, g->step[k]);
     }
     return h->failed ? -1 : 0;
 }

@@ -68,6 +68,9 @@ bool pf_gpu_has_block_loop(const ir_stmt *s);
  * thread loops (each entry raised from its value, 1 to start). For cgen_cuda.c, which writes
  * this walk as C. */
 void pf_gpu_block_threads(const ir_stmt *s, unsigned block[3]);
+/* The nested GPU block loops of a kernel from s down (lets and comments between them allowed)
+ * into loops[0 .. 3]; returns how many (4: more than a kernel may have). */
+int pf_gpu_block_loops(const ir_stmt *s, const ir_stmt **loops);
 
 /* Runs f's host side: extents[i][d] is argument i's extent along d (the bound buffers'; a row
  * for every argument, inputs then outputs).
