@@ -76,11 +76,17 @@ typedef struct pass {
     ir_func *(*run)(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps);
     bool gpu;  /* runs on the IR of a plan with GPU stages: it keeps block and thread loops
                   as they are (the others split, move or band loops; docs/gpu.md) */
+    bool only_gpu;  /* runs only there (the GPU form of a pass that splits loops) */
 } pass;
 
 static ir_func *run_bounds(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
 {
     return o->no_bounds_pass ? f : pf_pass_bounds(f, !o->no_border_merge, ps);
+}
+
+static ir_func *run_bounds_gpu(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
+{
+    return o->no_bounds_pass ? f : pf_pass_bounds_gpu(f, ps);
 }
 
 static ir_func *run_ondemand(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
@@ -98,10 +104,11 @@ static ir_func *run_bands(ir_func *f, const pf_compile_options *o, pf_pass_stats
     return o->no_bands ? f : pf_pass_bands(f, ps);
 }
 
-static const pass passes[] = { { "bounds", run_bounds, false },
-                               { "ondemand", run_ondemand, true },
-                               { "channels", run_channels, false },
-                               { "bands", run_bands, false } };
+static const pass passes[] = { { "bounds", run_bounds, false, false },
+                               { "bounds", run_bounds_gpu, true, true },
+                               { "ondemand", run_ondemand, true, false },
+                               { "channels", run_channels, false, false },
+                               { "bands", run_bands, false, false } };
 
 static int verify(const ir_func *f, const char *after, pf_error *err)
 {
@@ -184,7 +191,7 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     pf_pass_stats ps = { 0 };
     bool gpu = pf_plan_has_gpu(plan);
     for (size_t i = 0; f && i < sizeof passes / sizeof *passes; i++)
-        if (passes[i].gpu || !gpu)
+        if (gpu ? passes[i].gpu : !passes[i].only_gpu)
             f = run_pass(&passes[i], f, o, &ps, err);
     if (!f)
         return NULL;

@@ -58,6 +58,7 @@ typedef struct bounds_ctx {
     int in_border;   /* > 0 inside the border copy of a split loop: nothing there is split */
     int merged;      /* split loops whose border parts became one loop */
     bool no_merge;   /* keep the two border parts apart (pf_compile_options) */
+    bool gpu;        /* IR with GPU loops: prove only, never split (pf_pass_bounds_gpu) */
 } bounds_ctx;
 
 /* An affine form is usable as a bound outside the loop if it mentions neither v nor anything
@@ -819,7 +820,7 @@ static bool checks_only_in_split_vector_loop(bounds_ctx *b, const ir_stmt *s, co
 static ir_stmt *bounds_for(bounds_ctx *b, const ir_stmt *s)
 {
     /* (a loop with 64-bit bounds is not split: its parts' arithmetic would be i32) */
-    if (!s->no_split && !short_loop(s) && !(b->in_border && ir_has_loop(s->then_s)) &&
+    if (!b->gpu && !s->no_split && !short_loop(s) && !(b->in_border && ir_has_loop(s->then_s)) &&
         s->hi->type == IR_I32) {
         split *sp = collect_split(b, s);
         sp->n_all = sp->n;
@@ -914,6 +915,68 @@ static ir_expr *prove_expr(bounds_ctx *b, ir_expr *e)
     }
 }
 
+/* ---- GPU IR: tests as ranges ----
+ * GPU loops are never split (a block's threads run one body), so the interior copy whose
+ * tests fold never exists there. Instead a test `a <= v`, `a < v`, `v < b`, `v <= b` (or a
+ * conjunction of them) on a loop variable v narrows v's range inside its then-branch, where it
+ * holds: the blur's `if (x >= 8 && x < W - 8)` proves its taps in[x - 8] .. in[x + 8] inside
+ * the image, and their clamps go. */
+
+#define MAX_NARROWED 8
+
+typedef struct narrowed {
+    int n;
+    struct { int id; aff *lo, *hi; } old[MAX_NARROWED];
+} narrowed;
+
+/* v's range gets the bound `v >= a` (lower) or `v <= a`, where it is the tighter one or the
+ * old one cannot be compared with it (either holds in the then-branch). */
+static void narrow_var(bounds_ctx *b, const ir_var *v, aff a, bool lower, narrowed *n)
+{
+    int id = v->id;
+    aff **slot = lower ? &b->env.lo[id] : &b->env.hi[id];
+    if (!a.ok || aff_mentions(&a, v) || !fits_code(&a) || !*slot || n->n == MAX_NARROWED)
+        return;
+    if (lower ? aff_ge(*slot, &a) == 1 : aff_ge(&a, *slot) == 1)
+        return;
+    n->old[n->n].id = id;
+    n->old[n->n].lo = b->env.lo[id];
+    n->old[n->n].hi = b->env.hi[id];
+    n->n++;
+    *slot = pf_arena_memdup(b->f->arena, &a, sizeof a);
+}
+
+static bool loop_var(const ir_expr *e)
+{
+    return e->kind == IR_VARREF && e->var->kind == IR_VAR_LOOP && e->type == IR_I32;
+}
+
+static void narrow(bounds_ctx *b, const ir_expr *c, narrowed *n)
+{
+    if (c->kind != IR_BIN)
+        return;
+    if (c->op == IR_AND) {
+        narrow(b, c->a, n);
+        narrow(b, c->b, n);
+        return;
+    }
+    if ((c->op != IR_LT && c->op != IR_LE) || c->a->type != IR_I32)
+        return;
+    int64_t strict = c->op == IR_LT;  /* p < q: p <= q - 1 */
+    if (loop_var(c->a))  /* v <= q (- 1) */
+        narrow_var(b, c->a->var, aff_add(aff_of(&b->env, c->b), aff_const(-strict)), false, n);
+    if (loop_var(c->b))  /* v >= p (+ 1) */
+        narrow_var(b, c->b->var, aff_add(aff_of(&b->env, c->a), aff_const(strict)), true, n);
+}
+
+static void restore(bounds_ctx *b, const narrowed *n)
+{
+    for (int i = n->n - 1; i >= 0; i--) {
+        b->env.lo[n->old[i].id] = n->old[i].lo;
+        b->env.hi[n->old[i].id] = n->old[i].hi;
+    }
+}
+
 static ir_stmt *bounds_stmt(bounds_ctx *b, const ir_stmt *s)
 {
     if (!s)
@@ -944,7 +1007,11 @@ static ir_stmt *bounds_stmt(bounds_ctx *b, const ir_stmt *s)
             const ir_stmt *taken = k ? s->then_s : s->else_s;
             return taken ? bounds_stmt(b, taken) : ir_block(f, 0, NULL);
         }
+        narrowed n = { 0 };
+        if (b->gpu)
+            narrow(b, r->cond, &n);
         r->then_s = bounds_stmt(b, s->then_s);
+        restore(b, &n);
         r->else_s = bounds_stmt(b, s->else_s);
         return r;
     }
@@ -958,11 +1025,12 @@ static ir_stmt *bounds_stmt(bounds_ctx *b, const ir_stmt *s)
     }
 }
 
-ir_func *pf_pass_bounds(ir_func *f, bool merge_borders, pf_pass_stats *stats)
+static ir_func *bounds_pass(ir_func *f, bool merge_borders, bool gpu, pf_pass_stats *stats)
 {
     bounds_ctx b = { 0 };
     b.f = f;
     b.no_merge = !merge_borders;
+    b.gpu = gpu;
     aff_env_init(&b.env, f->n_vars);
     aff_env_record_lets(&b.env, f->body);
     ir_func *r = pf_arena_memdup(f->arena, f, sizeof *f);
@@ -975,4 +1043,14 @@ ir_func *pf_pass_bounds(ir_func *f, bool merge_borders, pf_pass_stats *stats)
         stats->borders_merged += b.merged;
     }
     return r;
+}
+
+ir_func *pf_pass_bounds(ir_func *f, bool merge_borders, pf_pass_stats *stats)
+{
+    return bounds_pass(f, merge_borders, false, stats);
+}
+
+ir_func *pf_pass_bounds_gpu(ir_func *f, pf_pass_stats *stats)
+{
+    return bounds_pass(f, false, true, stats);
 }

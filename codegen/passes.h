@@ -22,6 +22,10 @@ typedef struct pf_pass_stats {
  * merge_borders, the two border parts of a loop whose iterations may run in any order run as
  * one loop. */
 ir_func *pf_pass_bounds(ir_func *f, bool merge_borders, pf_pass_stats *stats);
+/* ... on the IR of a plan with GPU stages: only the clamp bits it proves unnecessary are
+ * cleared, no loop is split, and an `if` on a loop variable narrows its range in the
+ * then-branch (GPU loops are never split, so that is where a guard's facts are used). */
+ir_func *pf_pass_bounds_gpu(ir_func *f, pf_pass_stats *stats);
 
 /* pass_ondemand.c: expands on-demand reads (IR_INTERP), with congruence simplification through
  * Z3 unless `congruence` is false. Must run after pass_bounds and before emission. */
