@@ -94,17 +94,25 @@ static pf_plan *gpu_plan(const pf_program *prog, const char *text)
     return p;
 }
 
-/* The final loop IR of a plan (the JIT's). */
-static char *plan_ir(const pf_program *prog, const pf_param_values *params, const pf_plan *plan)
+/* The loop IR of a plan after `stage` (a pass, or "lower"). */
+static char *stage_ir(const pf_program *prog, const pf_param_values *params,
+                      const pf_plan *plan, const char *stage)
 {
     pf_strbuf sb;
     pf_sb_init(&sb);
     pf_compile_options o = { 0 };
-    o.dump_stage = "lower";  /* the GPU passes change no loop (the later dumps: "(unchanged)") */
+    o.dump_stage = stage;
     o.dump = &sb;
     pf_variant *v = cg_compile(prog, params, plan, &o);
     pf_variant_free(v);
     return pf_sb_take(&sb);
+}
+
+/* The loop IR of a plan as lowered: the GPU passes change no loop (the later dumps:
+ * "(unchanged)", but for the clamps the bounds pass clears). */
+static char *plan_ir(const pf_program *prog, const pf_param_values *params, const pf_plan *plan)
+{
+    return stage_ir(prog, params, plan, "lower");
 }
 
 /* plan against the interpreter on both sizes (seeds seed, seed + 1); what names the test. */
@@ -144,6 +152,55 @@ static void test_default_gpu_schedule(void)
         pf_plan_free(plan);
         pf_params_free(&params);
         pf_program_free(prog);
+    }
+}
+
+static int count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+/* The bounds pass on GPU IR (pf_pass_bounds_gpu): no loop split, a clamp gone where the
+ * enclosing loop ranges, narrowed by the `if`s around it, keep the index inside the image, and
+ * kept elsewhere: in[x + 3] may read column W under x < W - 2, and the else branch has no
+ * x >= 2 (a clamp wrongly removed reads the next row or past the image: the comparison with
+ * the interpreter shows it). The blur's taps are all proven inside: no clamp is left. */
+static void test_gpu_bounds(void)
+{
+    const char *src = "pipeline p(image in[W, H, C]) -> (image out[W, H, C]) {\n"
+                      "    for each (x, y, c) of out as L {\n"
+                      "        if (x >= 2 && x < W - 2)\n"
+                      "            out[x, y, c] = in[x - 2, y, c] + 2.0 * in[x + 3, y, c];\n"
+                      "        else\n"
+                      "            out[x, y, c] = in[x - 2, y, c];\n"
+                      "    }\n"
+                      "}\n";
+    pf_error err;
+    pf_program *progs[2] = { pf_compile_string("guard.pf", src, &err), cg_load_app("blur") };
+    CU_ASSERT_PTR_NOT_NULL_FATAL(progs[0]);
+    const int want_lowered[2] = { 3, 34 }, want_left[2] = { 2, 0 };
+    for (int i = 0; i < 2; i++) {
+        pf_param_values params;
+        pf_params_init(&params, progs[i]);
+        pf_plan *plan = gpu_plan(progs[i], "");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        char *lowered = stage_ir(progs[i], &params, plan, "lower"),
+             *bounded = stage_ir(progs[i], &params, plan, "bounds");
+        printf("\n    %-16s clamped loads: %d lowered, %d after the GPU bounds pass",
+               progs[i]->name, count(lowered, "{clamp"), count(bounded, "{clamp"));
+        CU_ASSERT_EQUAL(count(lowered, "{clamp"), want_lowered[i]);
+        CU_ASSERT_EQUAL(count(bounded, "{clamp"), want_left[i]);
+        CU_ASSERT_EQUAL(count(bounded, "gpu thread for"), count(lowered, "gpu thread for"));
+        CU_ASSERT_EQUAL(count(bounded, "for "), count(lowered, "for "));
+        free(lowered);
+        free(bounded);
+        on_sizes(progs[i], &params, plan, 11u, "GPU bounds pass");
+        pf_plan_free(plan);
+        pf_params_free(&params);
+        pf_program_free(progs[i]);
     }
 }
 
@@ -666,6 +723,7 @@ PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
               PF_TEST(test_cuda_gpu_scatter), PF_TEST(test_cuda_random_gpu_schedules))
 
 PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules),
-              PF_TEST(test_default_gpu_schedule), PF_TEST(test_gpu_fill), PF_TEST(test_gpu_gauss),
+              PF_TEST(test_default_gpu_schedule), PF_TEST(test_gpu_bounds),
+              PF_TEST(test_gpu_fill), PF_TEST(test_gpu_gauss),
               PF_TEST(test_gpu_scatter_exact), PF_TEST(test_gpu_scatter_refused),
               PF_TEST(test_gpu_splat_order), PF_TEST(test_random_gpu_schedules))
