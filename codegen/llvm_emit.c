@@ -256,7 +256,10 @@ static void em_for(emit *e, const ir_stmt *s)
         em_serial_loop(e, s, tail, true);
         return;
     }
+    bool gpu = s->loop_kind == IR_LOOP_GPU_BLOCK;  /* addressed as in a kernel (em_inside_ptr) */
+    e->in_gpu_block += gpu;
     em_serial_loop(e, s, em_expr(e, s->lo), false);
+    e->in_gpu_block -= gpu;
 }
 
 static void em_if(emit *e, const ir_stmt *s)

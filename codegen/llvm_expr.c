@@ -378,7 +378,7 @@ static LLVMValueRef row_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx)
     LLVMBasicBlockRef bb = LLVMGetInsertBlock(e->b);
     for (int i = 0; i < e->n_rows; i++) {
         struct em_row *r = &e->rows[i];
-        if (r->bb != bb || r->buf != buf)
+        if (r->bb != bb || r->buf != buf || r->point)
             continue;
         bool same = true;
         for (int d = 1; d < buf->ndims && same; d++)
@@ -398,14 +398,80 @@ static LLVMValueRef row_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx)
     struct em_row *r = &e->rows[e->n_rows < 32 ? e->n_rows++ : (int)(buf->id % 32)];
     r->bb = bb;
     r->buf = buf;
+    r->point = false;
     for (int d = 0; d < buf->ndims; d++)
         r->idx[d] = idx[d];
     r->ptr = p;
     return p;
 }
 
+/* x = v + k with k a constant (x itself and 0 otherwise). */
+static const ir_expr *split_offset(const ir_expr *x, int64_t *k)
+{
+    int64_t c;
+    *k = 0;
+    if (x->kind != IR_BIN || x->type != IR_I32 || (x->op != IR_ADD && x->op != IR_SUB))
+        return x;
+    if (ir_is_const(x->b, &c) && c > -(1 << 30) && c < (1 << 30)) {
+        *k = x->op == IR_ADD ? c : -c;
+        return x->a;
+    }
+    if (x->op == IR_ADD && ir_is_const(x->a, &c) && c > -(1 << 30) && c < (1 << 30)) {
+        *k = c;
+        return x->b;
+    }
+    return x;
+}
+
+/* GPU kernels (and the CPU code of their IR, so that the tests run this addressing): the taps
+ * of a stencil, buf[x + i, y + j, ...], as one address of the point
+ * (x, y, ...) plus i + j * stride1 + ...: the point's address is computed once for all taps
+ * (em_row, keyed by every index), and their offsets, products of constants and the strides,
+ * are loop-invariant (hoisted out of the thread loops) or constant (immediates of the loads).
+ * Through row_ptr alone every row y + j was a multiply-add of its own and every tap one more
+ * add. The point may lie outside buf (x - 8 for x = 0 is inside, x is not), hence plain GEPs. */
+static LLVMValueRef gpu_tap_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx)
+{
+    ir_expr *at[IR_MAX_DIMS];
+    int64_t k[IR_MAX_DIMS];
+    bool any = false;
+    for (int d = 0; d < buf->ndims; d++) {
+        at[d] = (ir_expr *)(buf->fold[d] ? idx[d] : split_offset(idx[d], &k[d]));
+        k[d] = buf->fold[d] ? 0 : k[d];
+        any = any || k[d];
+    }
+    if (!any)
+        return NULL;
+    LLVMBasicBlockRef bb = LLVMGetInsertBlock(e->b);
+    LLVMValueRef p = NULL;
+    for (int i = 0; i < e->n_rows && !p; i++) {
+        struct em_row *r = &e->rows[i];
+        bool same = r->bb == bb && r->buf == buf && r->point;
+        for (int d = 0; d < buf->ndims && same; d++)
+            same = ir_expr_equal(r->idx[d], at[d]);
+        p = same ? r->ptr : NULL;
+    }
+    if (!p) {
+        p = LLVMBuildGEP2(e->b, e->t_f32, row_ptr(e, buf, at), (LLVMValueRef[]){ index64(e, at[0]) },
+                          1, "point");
+        struct em_row *r = &e->rows[e->n_rows < 32 ? e->n_rows++ : (int)(buf->id % 32)];
+        *r = (struct em_row){ bb, buf, { NULL }, p, true };
+        for (int d = 0; d < buf->ndims; d++)
+            r->idx[d] = at[d];
+    }
+    LLVMValueRef off = em_i64(e, k[0]);
+    for (int d = 1; d < buf->ndims; d++)
+        if (k[d])
+            off = LLVMBuildNSWAdd(e->b, off, LLVMBuildNSWMul(e->b, em_i64(e, k[d]),
+                                                               em_var(e, buf->stride[d]), ""), "");
+    return LLVMBuildGEP2(e->b, e->t_f32, p, &off, 1, "tap");
+}
+
 LLVMValueRef em_inside_ptr(emit *e, const ir_buffer *buf, ir_expr *const *idx)
 {
+    LLVMValueRef tap = e->gpu || e->in_gpu_block ? gpu_tap_ptr(e, buf, idx) : NULL;
+    if (tap)
+        return tap;
     LLVMValueRef row = row_ptr(e, buf, idx);
     LLVMValueRef x = index64(e, idx[0]);
     return em_gep(e, buf, row, x, "");

@@ -40,6 +40,7 @@ struct emit {
         const ir_buffer *buf;
         const ir_expr *idx[IR_MAX_DIMS];
         LLVMValueRef ptr;
+        bool point;  /* the address of a point, every index part of the key (GPU taps) */
     } rows[32];
     /* A split compile (split.h): the plan, and the functions of pieces with their modules. */
     const pf_split *split;
@@ -50,6 +51,8 @@ struct emit {
         int module, piece;
     } *owned;
     const em_gpu_hooks *gpu;    /* NULL: CPU code */
+    int in_gpu_block;           /* > 0: CPU code of a GPU block loop, whose loads and stores
+                                   are addressed as in the kernel (llvm_expr.c, gpu_tap_ptr) */
     void *gpu_state;            /* the GPU emitter's own state */
 };
 
