@@ -11,6 +11,7 @@
  * the AST: sums, differences, products and quotients by constants, reduction variables with
  * their ranges). A read it cannot bound makes the region the whole dimension. */
 #include "codegen/lower_internal.h"
+#include "codegen/affine.h"
 
 #include "base/error.h"
 #include "lang/walk.h"
@@ -274,6 +275,54 @@ void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_
     *hi = irf_bin(f, IR_MIN, *hi, irf_bin(f, IR_ADD, g->hi[d], one));
 }
 
+/* ---- a constant bound of a region's extent ---- */
+
+#define MAX_CANDS 8
+
+/* Affine bounds of e from above (upper) or below, through mins (maxes) and sums: min(xo + 64,
+ * W) - 1 <= xo + 63 and <= W - 1. Returns how many, at most MAX_CANDS. */
+static int bounds_of(const aff_env *env, const ir_expr *e, bool upper, aff *out)
+{
+    if (e->kind == IR_BIN && e->op == (upper ? IR_MIN : IR_MAX)) {
+        int n = bounds_of(env, e->a, upper, out);
+        aff b[MAX_CANDS];
+        int m = bounds_of(env, e->b, upper, b);
+        for (int i = 0; i < m && n < MAX_CANDS; i++)
+            out[n++] = b[i];
+        return n;
+    }
+    if (e->kind == IR_BIN && (e->op == IR_ADD || e->op == IR_SUB)) {
+        aff a[MAX_CANDS], b[MAX_CANDS];
+        int na = bounds_of(env, e->a, upper, a),
+            nb = bounds_of(env, e->b, e->op == IR_ADD ? upper : !upper, b), n = 0;
+        for (int i = 0; i < na; i++)
+            for (int j = 0; j < nb && n < MAX_CANDS; j++)
+                out[n++] = e->op == IR_ADD ? aff_add(a[i], b[j]) : aff_sub(a[i], b[j]);
+        return n;
+    }
+    out[0] = aff_of(env, e);
+    return out[0].ok;
+}
+
+/* The least constant C >= hi - lo + 1 that a pair of bounds shows (the unclamped region of a
+ * tile: a tile's size plus the stencil's reach), or 0. */
+static int64_t span_bound(const ir_func *f, const ir_expr *lo, const ir_expr *hi)
+{
+    aff_env env;
+    aff_env_init(&env, f->n_vars);
+    aff l[MAX_CANDS], h[MAX_CANDS];
+    int nl = bounds_of(&env, lo, false, l), nh = bounds_of(&env, hi, true, h);
+    int64_t best = 0;
+    for (int i = 0; i < nh; i++)
+        for (int j = 0; j < nl; j++) {
+            aff d = aff_sub(h[i], l[j]);
+            if (d.ok && d.n == 0 && d.c >= 0 && d.c < (1 << 20) && (!best || d.c + 1 < best))
+                best = d.c + 1;
+        }
+    aff_env_free(&env);
+    return best;
+}
+
 /* The region of p's image that the consumer st reads in tile t. */
 static void infer_region(lower_ctx *c, const pf_stage *st, const pf_stage *p,
                          const lower_tile *t, lower_region *region)
@@ -300,8 +349,14 @@ static void infer_region(lower_ctx *c, const pf_stage *st, const pf_stage *p,
     }
     pf_read_visitor v = { &R, enter_var, leave_var, visit_read };
     pf_visit_reads_stmt(st->body, &v);
-    for (int d = 0; d < R.img->ndims; d++)
+    pf_boundary m = R.img->boundary;
+    for (int d = 0; d < R.img->ndims; d++) {
+        /* clamped to the image, the region is a part of this one (not so for mirror and wrap,
+         * whose tiles over the border take the whole image) */
+        if (!R.whole[d] && R.lo[d] && m != PF_BOUNDARY_MIRROR && m != PF_BOUNDARY_WRAP)
+            region->most[d] = span_bound(f, R.lo[d], R.hi[d]);
         clamp_to_image(&R, d, &region->lo[d], &region->hi[d]);
+    }
 }
 
 ir_buffer *lower_own_store(const lower_ctx *c, const pf_stage *st)
@@ -353,6 +408,11 @@ static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region
             if (on_demand)
                 storage_range(c, p, d, region->lo[d], region->hi[d], &lo[d], &hi);
             n[d] = irf_bin(f, IR_MAX, irf_bin(f, IR_ADD, irf_bin(f, IR_SUB, hi, lo[d]), one), one);
+            /* In a GPU block, a constant size where the region's is bounded: the window's
+             * strides are then constants, and a stencil's taps along y immediates of its
+             * loads (codegen/llvm_expr.c, gpu_tap_ptr) instead of a row address each. */
+            if (region->gpu_threads[0] > 0 && !on_demand && region->most[d] > 0)
+                n[d] = ir_const_i32(f, region->most[d]);
         }
     }
     return ir_alloc_window(f, b, lower_needs_zero(c, p->image->image), lo, n, body);

@@ -42,6 +42,8 @@ typedef struct lower_region {
     bool in_parallel;  /* some consumer around runs its tiles in parallel */
     int gpu_threads[2];  /* > 0: the consumer is a GPU stage: the producer's x and y loops are
                             thread loops of its blocks with these many threads */
+    int64_t most[IR_MAX_DIMS];  /* > 0: the region's extent along d is at most this in every
+                                   tile (lower_at.c, span_bound) */
 } lower_region;
 
 typedef struct lower_ctx {
