@@ -452,8 +452,8 @@ static LLVMValueRef gpu_tap_ptr(emit *e, const ir_buffer *buf, ir_expr *const *i
         p = same ? r->ptr : NULL;
     }
     if (!p) {
-        p = LLVMBuildGEP2(e->b, e->t_f32, row_ptr(e, buf, at), (LLVMValueRef[]){ index64(e, at[0]) },
-                          1, "point");
+        LLVMValueRef x = index64(e, at[0]);
+        p = LLVMBuildGEP2(e->b, e->t_f32, row_ptr(e, buf, at), &x, 1, "point");
         struct em_row *r = &e->rows[e->n_rows < 32 ? e->n_rows++ : (int)(buf->id % 32)];
         *r = (struct em_row){ bb, buf, { NULL }, p, true };
         for (int d = 0; d < buf->ndims; d++)

@@ -235,3 +235,11 @@ char *cg_ir_dump(const pf_program *prog, const char *schedule)
     CU_ASSERT_EQUAL_FATAL(pf_read_file(o.dump_ir, 1 << 24, &text, NULL, &err), 0);
     return text;
 }
+
+int cg_count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}

@@ -46,5 +46,7 @@ double cg_max_abs_diff(const pf_image *a, const pf_image *b);
 /* Plans schedule (text) for prog, compiles it with the JIT and returns the final loop IR
  * (free it); fails the test on error. */
 char *cg_ir_dump(const pf_program *prog, const char *schedule);
+/* Occurrences of needle in text (overlapping ones too). */
+int cg_count(const char *text, const char *needle);
 
 #endif

@@ -155,14 +155,6 @@ static void test_default_gpu_schedule(void)
     }
 }
 
-static int count(const char *s, const char *what)
-{
-    int n = 0;
-    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
-        n++;
-    return n;
-}
-
 /* The bounds pass on GPU IR (pf_pass_bounds_gpu): no loop split, a clamp gone where the
  * enclosing loop ranges, narrowed by the `if`s around it, keep the index inside the image, and
  * kept elsewhere: in[x + 3] may read column W under x < W - 2, and the else branch has no
@@ -190,11 +182,11 @@ static void test_gpu_bounds(void)
         char *lowered = stage_ir(progs[i], &params, plan, "lower"),
              *bounded = stage_ir(progs[i], &params, plan, "bounds");
         printf("\n    %-16s clamped loads: %d lowered, %d after the GPU bounds pass",
-               progs[i]->name, count(lowered, "{clamp"), count(bounded, "{clamp"));
-        CU_ASSERT_EQUAL(count(lowered, "{clamp"), want_lowered[i]);
-        CU_ASSERT_EQUAL(count(bounded, "{clamp"), want_left[i]);
-        CU_ASSERT_EQUAL(count(bounded, "gpu thread for"), count(lowered, "gpu thread for"));
-        CU_ASSERT_EQUAL(count(bounded, "for "), count(lowered, "for "));
+               progs[i]->name, cg_count(lowered, "{clamp"), cg_count(bounded, "{clamp"));
+        CU_ASSERT_EQUAL(cg_count(lowered, "{clamp"), want_lowered[i]);
+        CU_ASSERT_EQUAL(cg_count(bounded, "{clamp"), want_left[i]);
+        CU_ASSERT_EQUAL(cg_count(bounded, "gpu thread for"), cg_count(lowered, "gpu thread for"));
+        CU_ASSERT_EQUAL(cg_count(bounded, "for "), cg_count(lowered, "for "));
         free(lowered);
         free(bounded);
         on_sizes(progs[i], &params, plan, 11u, "GPU bounds pass");

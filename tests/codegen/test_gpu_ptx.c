@@ -78,14 +78,6 @@ static int emit_ptx(const char *app, const char *sched, const char *path)
     return kernels;
 }
 
-static int count(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
-        n++;
-    return n;
-}
-
 /* ptxas -v on path: 0 when it assembles; prints each kernel's registers and spills. */
 static int assemble(const char *ptxas, const char *app, const char *path, int kernels)
 {
@@ -101,7 +93,7 @@ static int assemble(const char *ptxas, const char *app, const char *path, int ke
         return -1;
     if (rc != 0)
         printf("\n    ptxas failed on %s:\n%s", app, text);
-    int regs = 0, spills = 0, used = count(text, "Used ");
+    int regs = 0, spills = 0, used = cg_count(text, "Used ");
     for (const char *p = strstr(text, "Used "); p; p = strstr(p + 1, "Used ")) {
         int r = atoi(p + 5);
         regs = r > regs ? r : regs;
@@ -145,7 +137,7 @@ static char *ptx_of(const char *app, const char *sched, const char *path, int *k
     size_t len;
     pf_error err;
     CU_ASSERT_EQUAL_FATAL(pf_read_file(path, 1 << 24, &ptx, &len, &err), 0);
-    *kernels = count(ptx, ".entry pf_kernel_");
+    *kernels = cg_count(ptx, ".entry pf_kernel_");
     return ptx;
 }
 
@@ -172,8 +164,8 @@ static void test_ptx_every_app(void)
         }
         /* the bilateral grid's splat: a pixel a thread, its writes atomic adds */
         if (strcmp(apps[a], "bilateral_grid") == 0)
-            CU_ASSERT_EQUAL(count(ptx, "atom.global.add.f32") + count(ptx, "red.global.add.f32"),
-                            4);
+            CU_ASSERT_EQUAL(cg_count(ptx, "atom.global.add.f32") +
+                                cg_count(ptx, "red.global.add.f32"), 4);
         if (ptxas)
             CU_ASSERT_EQUAL(assemble(ptxas, apps[a], path, kernels), 0);
         free(ptx);

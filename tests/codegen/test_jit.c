@@ -109,15 +109,6 @@ static void test_phase_times(void)
     pf_program_free(prog);
 }
 
-/* Occurrences of needle in text. */
-static int count_of(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
-
 /* pf_llvm_reciprocals on a module written as text: a division by a constant (scalar or
  * splat) multiplies by its reciprocal; two divisions of a block by one value share one
  * reciprocal; a lone division by a variable, a constant whose reciprocal is not a normal
@@ -151,7 +142,7 @@ static void test_reciprocals_rewrite(void)
     CU_ASSERT_FALSE(LLVMVerifyModule(mod, LLVMReturnStatusAction, NULL));
     char *text = LLVMPrintModuleToString(mod);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "fmul float %x, 2.500000e-01"));
-    CU_ASSERT_EQUAL(count_of(text, "fdiv float 1.000000e+00, %d"), 1);
+    CU_ASSERT_EQUAL(cg_count(text, "fdiv float 1.000000e+00, %d"), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "fmul float %a, %recip"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "fmul float %b, %recip"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "fdiv float %x, %e"));
@@ -195,8 +186,8 @@ static void test_fast_math(void)
         o.fast_math = fast;
         o.emit_llvm = pf_test_tmp(fast ? "fast.ll" : "exact.ll");
         char *ll = run_and_read_module(prog, &pv, in, &o, &r[fast]);
-        fdivs[fast] = count_of(ll, " = fdiv ");
-        fmas[fast] = count_of(ll, "call <");  /* vector calls: the exp's steps, fused sums */
+        fdivs[fast] = cg_count(ll, " = fdiv ");
+        fmas[fast] = cg_count(ll, "call <");  /* vector calls: the exp's steps, fused sums */
         free(ll);
     }
     printf("\n    fdiv instructions: exact %d, fast-math %d; vector calls %d, %d", fdivs[0],
@@ -244,7 +235,7 @@ static void test_cold_functions(void)
     static const char *const apps[] = { "blur", "bilateral_filter" };
     for (int i = 0; i < 2; i++) {
         char *ll = optimized_module(apps[i], NULL, "cold.ll");
-        int n = count_of(ll, "define internal i32 @pf_cold");
+        int n = cg_count(ll, "define internal i32 @pf_cold");
         printf("\n    %s: %d cold functions", apps[i], n);
         CU_ASSERT(n >= 2);
         const char *def = strstr(ll, "@pf_cold");
@@ -325,7 +316,7 @@ static void test_chunk_loop_not_unrolled(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     char *ll = NULL;
     CU_ASSERT_EQUAL_FATAL(pf_read_file(o.emit_llvm, 1 << 26, &ll, NULL, &err), 0);
-    int vector_loads = count_of(ll, "load <8 x float>");
+    int vector_loads = cg_count(ll, "load <8 x float>");
     printf("\n    vector loads in the optimized module: %d", vector_loads);
     CU_ASSERT_EQUAL(vector_loads, 1);
     CU_ASSERT_PTR_NULL(strstr(ll, ".prol"));
