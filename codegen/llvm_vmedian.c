@@ -8,19 +8,16 @@
  * filter, where no neighbour is skipped) and no element is NaN, element len / 2 of the sorted
  * values is unique as a number, so a network of exact min/max computes it: a comparator
  * network sorting len wires, pruned at compile time to the comparators (and the min or max
- * halves of them) that output wire len / 2 depends on. Two values equal in `<` are -0 and +0
+ * halves of them) that output wire len / 2 depends on (llvm_median_net.c, which the GPU's
+ * device runtime emits too, on scalars). Two values equal in `<` are -0 and +0
  * only, so the result can differ from the stable sort in the sign of a zero (as the runtime's
  * rank selection already does). Otherwise (a border pixel's shorter window, a NaN) each lane
  * copies its elements out and calls the runtime, exactly the scalar code's result. */
 #include "codegen/llvm_median_net.h"
 #include "codegen/llvm_vec_internal.h"
 
-#include "base/arena.h"
-#include "base/error.h"
-
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- min and max ---- */
