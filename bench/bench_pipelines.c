@@ -147,8 +147,10 @@ static void add_perfora(row *r, bench_prog *bp, const char *sched, unsigned flag
 /* ---- one table: an app at one size and thread count ---- */
 
 #define N_HL 3
+#ifdef BENCH_HAVE_HALIDE
 static const int hl_flags[N_HL] = { 0, BENCH_HL_ADAMS, BENCH_HL_ADAMS | BENCH_HL_STRICT };
 static const char *const hl_names[N_HL] = { "hand", "Adams2019", "Adams2019 strict_float" };
+#endif
 
 typedef struct app_bench {
     bench_app app;

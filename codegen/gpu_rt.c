@@ -1,10 +1,12 @@
 /* The device side of the generated code's runtime (gpu_internal.h): the functions the shared
  * emitter calls by name (codegen/runtime.c on the CPU) get bodies in the GPU module, built
  * here with the same arithmetic as their C versions, so a kernel computes what the CPU does:
- * the noise and perforation hashes (base/noise.h), the insertion sort and the median (a sorted
- * copy in local memory, one function per array length). Math intrinsics become calls of CUDA's
- * libdevice (__nv_expf, ...), which is linked in. */
+ * the noise and perforation hashes (base/noise.h), the insertion sort and the median (one
+ * function per array length: the selection network of the CPU's vector bodies in registers for
+ * a whole window without NaN, else a sorted copy in local memory). Math intrinsics become
+ * calls of CUDA's libdevice (__nv_expf, ...), which is linked in. */
 #include "codegen/gpu_internal.h"
+#include "codegen/llvm_median_net.h"
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
@@ -27,6 +29,15 @@ static LLVMValueRef u32(emit *e, uint32_t v)
     return LLVMConstInt(e->t_i32, v, 0);
 }
 
+/* The i32 n clamped into [lo, hi]. */
+static LLVMValueRef clamp(LLVMBuilderRef b, emit *e, LLVMValueRef n, int lo, int hi)
+{
+    n = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, n, u32(e, (uint32_t)lo), ""),
+                        u32(e, (uint32_t)lo), n, "");
+    return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, n, u32(e, (uint32_t)hi), ""),
+                           u32(e, (uint32_t)hi), n, "");
+}
+
 static LLVMValueRef fmix(LLVMBuilderRef b, emit *e, LLVMValueRef h)
 {
     h = LLVMBuildXor(b, h, LLVMBuildLShr(b, h, u32(e, 16), ""), "");
@@ -39,8 +50,7 @@ static LLVMValueRef fmix(LLVMBuilderRef b, emit *e, LLVMValueRef h)
 /* pf_noise_hash(n, args) of base/noise.h, n clamped into [0, 4] as pf_rt_noise does. */
 static LLVMValueRef noise_hash(LLVMBuilderRef b, emit *e, LLVMValueRef n, LLVMValueRef *args)
 {
-    n = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, n, u32(e, 0), ""), u32(e, 0), n, "");
-    n = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGT, n, u32(e, 4), ""), u32(e, 4), n, "");
+    n = clamp(b, e, n, 0, 4);
     LLVMValueRef h = LLVMBuildXor(b, u32(e, 0x6A09E667u), n, "");
     for (int i = 0; i < 4; i++) {
         LLVMValueRef x = LLVMBuildXor(b, h, LLVMBuildMul(b, args[i], u32(e, 0x9E3779B1u), ""), "");
@@ -129,18 +139,63 @@ static LLVMValueRef sort_fn(emit *e, LLVMTypeRef t)
     return fn;
 }
 
-/* pf_gpu_median_T_LEN(v, n), n in [1, LEN]: element n / 2 of a sorted copy (what the CPU's
- * selection returns, NaNs included). */
+/* The network's min and max: llvm.minnum / maxnum (PTX min.f32 / max.f32, one instruction
+ * each, equal to `b < a ? b : a` where neither is NaN, the sign of a zero aside), smin / smax
+ * for ints. */
+static LLVMValueRef device_minmax(void *ctx, LLVMValueRef a, LLVMValueRef b, bool max)
+{
+    emit *e = ctx;
+    LLVMValueRef args[2] = { a, b };
+    const char *name = LLVMTypeOf(a) == e->t_f32 ? (max ? "llvm.maxnum" : "llvm.minnum")
+                                                 : (max ? "llvm.smax" : "llvm.smin");
+    return em_intrinsic(e, name, LLVMTypeOf(a), args, 2);
+}
+
+/* Where n >= len (a whole window) the median by the selection network in registers
+ * (llvm_median_net.c, as the CPU's vector bodies do), unless an element is NaN; every other
+ * case goes on at `sort`. */
+static void median_network(emit *e, LLVMBuilderRef b, LLVMValueRef fn, LLVMTypeRef t, int len,
+                           LLVMBasicBlockRef sort)
+{
+    LLVMValueRef v = LLVMGetParam(fn, 0), n = LLVMGetParam(fn, 1);
+    LLVMBasicBlockRef net = LLVMAppendBasicBlockInContext(e->ctx, fn, "network");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGE, n, u32(e, (uint32_t)len), ""), net, sort);
+    LLVMPositionBuilderAtEnd(b, net);
+    LLVMBuilderRef outer = e->b;
+    e->b = b;
+    LLVMValueRef nan = NULL;
+    LLVMValueRef r = median_net_emit(e, t, v, len, device_minmax, e,
+                                     t == e->t_f32 ? &nan : NULL);
+    e->b = outer;
+    if (nan) {
+        LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(e->ctx, fn, "network_done");
+        LLVMBuildCondBr(b, nan, sort, ok);
+        LLVMPositionBuilderAtEnd(b, ok);
+    }
+    LLVMBuildRet(b, r);
+}
+
+/* pf_gpu_median_T_LEN(v, n): element n / 2 of the first n elements sorted, n clamped into
+ * [1, LEN] (what the CPU's selection returns, NaNs included): by the network where it applies,
+ * else of a sorted copy in local memory. */
 static void define_median(emit *e, LLVMValueRef fn, LLVMTypeRef t, int len)
 {
     LLVMBuilderRef b = define(e, fn);
     LLVMValueRef v = LLVMGetParam(fn, 0), n = LLVMGetParam(fn, 1);
     LLVMValueRef tmp = LLVMBuildAlloca(b, LLVMArrayType(t, (unsigned)len), "copy");
     LLVMValueRef ia = LLVMBuildAlloca(b, e->t_i32, "i");
-    LLVMBuildStore(b, u32(e, 0), ia);
-    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(e->ctx, fn, "copy"),
+    LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(e->ctx, fn, "copy_start"),
+                      head = LLVMAppendBasicBlockInContext(e->ctx, fn, "copy"),
                       body = LLVMAppendBasicBlockInContext(e->ctx, fn, "copy_body"),
                       done = LLVMAppendBasicBlockInContext(e->ctx, fn, "sorted");
+    if (len <= MEDIAN_NET_MAX_LEN)
+        median_network(e, b, fn, t, len, copy);
+    else
+        LLVMBuildBr(b, copy);
+    LLVMPositionBuilderAtEnd(b, copy);
+    /* n clamped into [1, len] as pf_rt_median_* are called (em_runtime_median clamps already) */
+    n = clamp(b, e, n, 1, len);
+    LLVMBuildStore(b, u32(e, 0), ia);
     LLVMBuildBr(b, head);
     LLVMPositionBuilderAtEnd(b, head);
     LLVMValueRef i = LLVMBuildLoad2(b, e->t_i32, ia, "");

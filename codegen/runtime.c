@@ -10,32 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int poison;  /* set before compiled code runs, read only while it runs */
-
-void pf_rt_set_poison(bool on)
-{
-    poison = on;
-}
-
-void *pf_rt_alloc(int64_t bytes, int32_t zero)
-{
-    if (bytes <= 0 || (uint64_t)bytes > ((uint64_t)1 << 40))
-        return NULL;
-    size_t n = ((size_t)bytes + 63) & ~(size_t)63;
-    void *p = aligned_alloc(64, n);
-    if (p && zero)
-        memset(p, 0, n);
-    else if (p && poison)
-        for (size_t i = 0; i < n / sizeof(float); i++)
-            ((float *)p)[i] = NAN;
-    return p;
-}
-
-void pf_rt_free(void *p)
-{
-    free(p);
-}
-
 /* What the row tasks of pf_rt_zero_buffer share. */
 typedef struct zero_job {
     float *data;

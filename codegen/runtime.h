@@ -11,9 +11,12 @@
 #include <stdint.h>
 
 /* 64-byte aligned, zeroed when `zero` is non-zero; NULL when bytes is not positive or memory
- * is exhausted (the generated function then returns an error code). */
+ * is exhausted (the generated function then returns an error code). Large freed blocks are
+ * kept (up to 8, 512 MB) for the next allocation of about their size (runtime_alloc.c);
+ * pf_rt_alloc_release frees them. */
 void *pf_rt_alloc(int64_t bytes, int32_t zero);
 void pf_rt_free(void *p);
+void pf_rt_alloc_release(void);
 /* Tests: allocations that need not start zeroed are filled with NaN, so a read of an element
  * nothing wrote (outside a compute-at window, say) shows in the result. Off by default. */
 void pf_rt_set_poison(bool on);

@@ -5,6 +5,7 @@
 #include "codegen/runtime.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 #if defined(__SSE__)
@@ -19,13 +20,18 @@
 #define SPIN_ROUNDS 2000
 #define CHUNKS_PER_THREAD 16
 
+/* A parallel loop. Its fields are written under pool_lock while no worker is inside a job
+ * (running == 0); a worker joins under pool_lock and leaves without it. Iterations are claimed
+ * with an atomic add on `next`, not under the lock: on 16 cores, 16 threads taking one mutex
+ * per chunk made the lock the bottleneck of short loops (a 12 MB copy took longer on 16
+ * threads than on 2). */
 typedef struct pf_rt_job {
     pf_rt_task fn;
     void *closure;
     int32_t n, chunk;
-    int32_t next;        /* next unclaimed iteration (under lock) */
-    int32_t running;     /* workers still inside the job (atomic stores, under lock) */
-    int32_t status;      /* first non-zero status of a task */
+    int64_t next;        /* next unclaimed iteration (atomic; may pass n) */
+    int32_t running;     /* threads inside the job (atomic) */
+    int32_t status;      /* first non-zero status of a task (atomic) */
     int32_t epoch;       /* counts jobs (atomic stores, under lock; wraps) */
 } pf_rt_job;
 
@@ -87,29 +93,50 @@ static void spin_while(const int32_t *v, int32_t value, int positive)
     }
 }
 
-/* Claims chunks of the current job until none is left. Called with pool_lock held; returns
- * with it held. */
+/* Claims chunks of the current job until none is left (without pool_lock). */
 static void run_chunks(void)
 {
-    while (job.next < job.n) {
-        int32_t begin = job.next, end = begin + job.chunk;
-        if (end > job.n)
-            end = job.n;
-        job.next = end;
-        pthread_mutex_unlock(&pool_lock);
+    for (;;) {
+        int64_t begin = __atomic_fetch_add(&job.next, job.chunk, __ATOMIC_RELAXED);
+        if (begin >= job.n)
+            return;
+        int64_t end = begin + job.chunk < job.n ? begin + job.chunk : job.n;
         in_parallel = 1;
-        int32_t st = job.fn(job.closure, begin, end);
+        int32_t st = job.fn(job.closure, (int32_t)begin, (int32_t)end);
         stores_visible();
         in_parallel = 0;
-        pthread_mutex_lock(&pool_lock);
-        if (st != 0 && job.status == 0)
-            job.status = st;
+        int32_t none = 0;
+        if (st != 0)
+            __atomic_compare_exchange_n(&job.status, &none, st, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
     }
 }
 
-static void set_running(int32_t n)
+/* Leaves the job: the last thread out wakes a caller waiting in wait_idle. */
+static void leave_job(void)
 {
-    __atomic_store_n(&job.running, n, __ATOMIC_RELEASE);
+    if (__atomic_sub_fetch(&job.running, 1, __ATOMIC_ACQ_REL) == 0) {
+        pthread_mutex_lock(&pool_lock);
+        pthread_cond_broadcast(&work_done);
+        pthread_mutex_unlock(&pool_lock);
+    }
+}
+
+static int32_t running(void)
+{
+    return __atomic_load_n(&job.running, __ATOMIC_ACQUIRE);
+}
+
+/* Waits, with pool_lock held, until no thread is inside a job (spinning first, without it). */
+static void wait_idle(void)
+{
+    if (running() > 0) {
+        pthread_mutex_unlock(&pool_lock);
+        spin_while(&job.running, 0, 1);
+        pthread_mutex_lock(&pool_lock);
+    }
+    while (running() > 0)
+        pthread_cond_wait(&work_done, &pool_lock);
 }
 
 static void *worker(void *arg)
@@ -128,11 +155,12 @@ static void *worker(void *arg)
         if (stopping)
             break;
         seen = job.epoch;
-        set_running(job.running + 1);
+        __atomic_add_fetch(&job.running, 1, __ATOMIC_ACQ_REL);  /* under the lock: the job's
+                                                                   fields stay until we leave */
+        pthread_mutex_unlock(&pool_lock);
         run_chunks();
-        set_running(job.running - 1);
-        if (job.running == 0)
-            pthread_cond_broadcast(&work_done);
+        leave_job();
+        pthread_mutex_lock(&pool_lock);
     }
     pthread_mutex_unlock(&pool_lock);
     return NULL;
@@ -178,28 +206,25 @@ int32_t pf_rt_parallel_for(pf_rt_task fn, void *closure, int32_t n)
     pthread_mutex_lock(&call_lock);
     pthread_mutex_lock(&pool_lock);
     grow_pool(threads);
+    wait_idle();  /* a worker that joined the last job after its iterations ran out */
     int32_t used = n_workers + 1 < threads ? n_workers + 1 : threads;
     job.fn = fn;
     job.closure = closure;
     job.n = n;
     /* Chunks small enough that the thread finishing last waits for little (16 per thread:
-     * at most 1/16 of a thread's share), large enough to claim under one lock. */
+     * at most 1/16 of a thread's share), large enough that claiming is rare. */
     job.chunk = n / (used * CHUNKS_PER_THREAD) > 0 ? n / (used * CHUNKS_PER_THREAD) : 1;
-    job.next = 0;
-    job.status = 0;
-    set_running(1);  /* the caller */
+    __atomic_store_n(&job.next, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&job.status, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&job.running, 1, __ATOMIC_RELAXED);  /* the caller */
     __atomic_store_n(&job.epoch, (int32_t)((uint32_t)job.epoch + 1u), __ATOMIC_RELEASE);
     pthread_cond_broadcast(&work_ready);
+    pthread_mutex_unlock(&pool_lock);
     run_chunks();
-    set_running(job.running - 1);
-    if (job.running > 0) {
-        pthread_mutex_unlock(&pool_lock);
-        spin_while(&job.running, 0, 1);
-        pthread_mutex_lock(&pool_lock);
-    }
-    while (job.running > 0)
-        pthread_cond_wait(&work_done, &pool_lock);
-    int32_t status = job.status;
+    __atomic_sub_fetch(&job.running, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_lock(&pool_lock);
+    wait_idle();
+    int32_t status = __atomic_load_n(&job.status, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pool_lock);
     pthread_mutex_unlock(&call_lock);
     return status;

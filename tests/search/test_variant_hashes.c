@@ -156,7 +156,7 @@ static int add_row(hrow *rows, int n, const char *app, const char *label, char *
     CU_ASSERT_FATAL(n < MAX_ROWS);
     memset(&rows[n], 0, sizeof rows[n]);
     snprintf(rows[n].app, sizeof rows[n].app, "%s", app);
-    snprintf(rows[n].label, sizeof rows[n].label, "%s", label);
+    snprintf(rows[n].label, sizeof rows[n].label, "%.*s", (int)sizeof rows[n].label - 1, label);
     rows[n].text = text;
     return n + 1;
 }
