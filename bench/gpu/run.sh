@@ -10,7 +10,8 @@
 #            events, transfers apart; the bundle's perfora.old too, for AB_APPS, in the same
 #            step) and `--threads 2 --time 3` on the CPU (CPU_APPS), outputs compared;
 #   scaling  bench_scaling at 1, 2 and all cores, 820x614 and 2048x1536 (issue 28);
-#   scaling_ab  the same with the bundle's bench_scaling.old and the new one, one after the other;
+#   scaling_ab  the bundle's bench_scaling.old and the new one, one after the other, for each
+#            APP:SIZE of SCALING_AB;
 #   perf     one perforated variant per app against its exact program, both on the GPU in the
 #            same step, and its output against the same variant on the CPU; then the masks
 #            (adaptive, importance: host calls between launches) for blur and bilateral filter;
@@ -30,7 +31,7 @@
 # unpacked when present) or with perfora built here:  OUT=out/gpu bash bench/gpu/run.sh
 # Environment: BUDGET_S (default 540), SIZE (2048x1536), SRC (the photo scaled to SIZE), IMG
 # (an image of SIZE to use instead), STEPS, EXACT_APPS, AB_APPS, CPU_APPS, SCALING_APPS,
-# SCALING_SIZES, SCALING_REPS (scaling and scaling_ab), TUNE_APP.
+# SCALING_SIZES, SCALING_REPS (also scaling_ab's), SCALING_AB, TUNE_APP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUTDIR=${OUT:-$PWD/out/gpu}
@@ -289,19 +290,18 @@ step_scaling() {
 }
 
 # the old bench_scaling (the bundle's, from an earlier commit) and the new one, one after the
-# other at each size: the runtime's thread pool and allocator, before and after
+# other, for each APP:SIZE of SCALING_AB: the runtime's thread pool and allocator, before and after
 step_scaling_ab() {
   [ -n "$SCALING_OLD" ] || { say "# SKIP scaling_ab: no bench_scaling.old"; return; }
-  for size in ${SCALING_SIZES:-820x614 2048x1536}; do
-    for app in ${SCALING_APPS:-blur bilateral_filter bilateral_grid}; do
-      for which in old new; do
-        left || return
-        local bin=$SCALING; [ $which = old ] && bin=$SCALING_OLD
-        say "# $which: bench_scaling --reps ${SCALING_REPS:-4} --app $app --size $size ($(nproc) cores)"
-        timeout $(upto 120) "$bin" --reps ${SCALING_REPS:-4} --app $app --size "$size" \
-          > "$OUTDIR/scaling_${which}_${app}_$size.txt" 2>&1
-        say "rc=$?"; grep -E '^\| [a-z]' "$OUTDIR/scaling_${which}_${app}_$size.txt" >> "$SUMMARY"
-      done
+  for pair in ${SCALING_AB:-blur:820x614 bilateral_filter:820x614 bilateral_grid:820x614 blur:2048x1536}; do
+    local app=${pair%%:*} size=${pair#*:}
+    for which in old new; do
+      left || return
+      local bin=$SCALING; [ $which = old ] && bin=$SCALING_OLD
+      say "# $which: bench_scaling --reps ${SCALING_REPS:-4} --app $app --size $size ($(nproc) cores)"
+      timeout $(upto 120) "$bin" --reps ${SCALING_REPS:-4} --app $app --size "$size" \
+        > "$OUTDIR/scaling_${which}_${app}_$size.txt" 2>&1
+      say "rc=$?"; grep -E '^\| [a-z]' "$OUTDIR/scaling_${which}_${app}_$size.txt" >> "$SUMMARY"
     done
   done
 }
