@@ -32,9 +32,10 @@ int gpu_module_finish(emit *e, gpu_emit *g, const char *sm, const char *libdevic
 const ir_var **gpu_vars_by_id(gpu_emit *g);
 pf_gpu_kernel *gpu_new_kernel(gpu_emit *g, const ir_stmt *s, int n_params);
 /* Makes fn the kernel being emitted (fresh variable and buffer tables, entry block, builder at
- * the start of its code); gpu_end_kernel returns and marks it a kernel. */
+ * the start of its code); gpu_end_kernel returns and marks it a kernel launched with at most
+ * block[0] x block[1] x block[2] threads. */
 void gpu_begin_kernel(emit *e, LLVMValueRef fn);
-void gpu_end_kernel(emit *e);
+void gpu_end_kernel(emit *e, const unsigned block[3]);
 /* The special register %reg.{x,y,z} (tid, ntid, ctaid). */
 LLVMValueRef gpu_sreg(emit *e, const char *reg, int dim);
 /* count floats from p set to 0 by the block's threads together, then a barrier. */

@@ -174,13 +174,24 @@ void gpu_begin_kernel(emit *e, LLVMValueRef fn)
     g->shared_off = em_i64(e, 0);
 }
 
-void gpu_end_kernel(emit *e)
+static void annotate(emit *e, const char *key, int value)
+{
+    LLVMValueRef md[3] = { e->fn, LLVMMDStringInContext(e->ctx, key, (unsigned)strlen(key)),
+                           em_i32(e, value) };
+    LLVMAddNamedMetadataOperand(e->mod, "nvvm.annotations", LLVMMDNodeInContext(e->ctx, md, 3));
+}
+
+void gpu_end_kernel(emit *e, const unsigned block[3])
 {
     LLVMBuildRetVoid(e->b);
     LLVMBuildBr(e->ab, LLVMGetNextBasicBlock(LLVMGetFirstBasicBlock(e->fn)));
-    /* !nvvm.annotations = !{ptr @kernel, !"kernel", i32 1} */
-    LLVMValueRef md[3] = { e->fn, LLVMMDStringInContext(e->ctx, "kernel", 6), em_i32(e, 1) };
-    LLVMAddNamedMetadataOperand(e->mod, "nvvm.annotations", LLVMMDNodeInContext(e->ctx, md, 3));
+    /* !nvvm.annotations: the function is a kernel, launched with at most `block` threads
+     * (.maxntid): ptxas then keeps its registers within what that many threads may take
+     * (64 a thread at 1024 threads), spilling if it must, so the launch cannot fail for
+     * registers (a 1024-thread median block with 108 registers did: CUDA error 701). */
+    annotate(e, "kernel", 1);
+    for (int d = 0; d < 3; d++)
+        annotate(e, d == 0 ? "maxntidx" : d == 1 ? "maxntidy" : "maxntidz", (int)block[d]);
     free(e->var);
     free(e->buf_data);
     e->var = NULL;

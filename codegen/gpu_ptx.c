@@ -203,7 +203,10 @@ static void kernel(emit *e, const ir_stmt *s, bool one_thread)
     em_stmt(e, s);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, done);
-    gpu_end_kernel(e);
+    unsigned block[3] = { 1, 1, 1 };
+    if (!one_thread)
+        pf_gpu_block_threads(s, block);
+    gpu_end_kernel(e, block);
 }
 
 /* The host's statements: lets, allocations and runtime calls stay on the host (not emitted);

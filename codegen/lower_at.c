@@ -387,6 +387,21 @@ static void storage_range(lower_ctx *c, const pf_stage *p, int d, ir_expr *rlo, 
     *hi = irf_bin(f, IR_MIN, jhi, last);
 }
 
+/* The most bytes of shared memory a window takes at its constant size (below): a larger one
+ * keeps its size of the region clamped to the image, so a tile too large for a block's shared
+ * memory still runs on images smaller than the tile (it did before windows had constant sizes;
+ * a GPU test's plans do so). 48 KiB: what every CUDA device gives a block without opting in. */
+#define GPU_CONST_WINDOW_BYTES (48 << 10)
+
+static bool const_window_fits(const lower_region *region, const ir_buffer *b, const pf_stage *p)
+{
+    int64_t floats = 1;
+    for (int d = 0; d < b->ndims && d < p->n_vars; d++)
+        if (!b->fold[d] && region->most[d] > 0)
+            floats *= region->most[d];
+    return floats * 4 <= GPU_CONST_WINDOW_BYTES;
+}
+
 /* The allocation of a scratch image for this tile: the region along the producer's dimensions
  * (what it computes; storage indices when stored downsampled), everything along the others;
  * along a folded dimension (`slide`) origin 0 and the fold's size. */
@@ -397,6 +412,7 @@ static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region
     ir_buffer *b = lower_storage(c, p);
     bool on_demand = b != c->bufs[p->image->image->index];
     ir_expr *lo[IR_MAX_DIMS], *n[IR_MAX_DIMS], *one = ir_const_i32(f, 1);
+    bool constant = region->gpu_threads[0] > 0 && !on_demand && const_window_fits(region, b, p);
     for (int d = 0; d < b->ndims; d++) {
         lo[d] = ir_const_i32(f, 0);
         n[d] = ir_ref(f, b->extent[d]);
@@ -411,7 +427,7 @@ static ir_stmt *window_alloc(lower_ctx *c, const pf_stage *p, const lower_region
             /* In a GPU block, a constant size where the region's is bounded: the window's
              * strides are then constants, and a stencil's taps along y immediates of its
              * loads (codegen/llvm_expr.c, gpu_tap_ptr) instead of a row address each. */
-            if (region->gpu_threads[0] > 0 && !on_demand && region->most[d] > 0)
+            if (constant && region->most[d] > 0)
                 n[d] = ir_const_i32(f, region->most[d]);
         }
     }

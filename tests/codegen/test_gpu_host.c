@@ -153,6 +153,14 @@ static void test_blur_launch(void)
     expect(&r.l[0], 64, 192, 3, 32, 8, 0);
     CU_ASSERT_EQUAL(r.allocs, 1);
     CU_ASSERT_EQUAL(r.alloc_bytes, (size_t)2048 * 1536 * 3 * 4);
+    /* the output on a 4x4 grid: a block's 64x64 samples span 256 x 256 pixels, temp's
+     * region 256 x 272 floats (272 KiB, more than a block's shared memory): no constant
+     * size, the window clipped by the image as before, so small images still run (on an
+     * H200 the constant size made this plan fail to launch at 97x61) */
+    CU_ASSERT_EQUAL_FATAL(launches("blur", "loop_output grid 4 4 1 reconstruct store linear\n",
+                                   97, 61, &r, &err), 0);
+    CU_ASSERT_FATAL(r.n >= 1);
+    expect(&r.l[0], 1, 1, 3, 64, 4, 97 * 61 * 4);
 }
 
 /* Every app's default GPU schedule walks to its end, with no kernel of one thread: the

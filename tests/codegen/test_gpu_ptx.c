@@ -78,8 +78,10 @@ static int emit_ptx(const char *app, const char *sched, const char *path)
     return kernels;
 }
 
-/* ptxas -v on path: 0 when it assembles; prints each kernel's registers and spills. */
-static int assemble(const char *ptxas, const char *app, const char *path, int kernels)
+/* ptxas -v on path: 0 when it assembles; prints each kernel's registers and spills, and
+ * sets *max_regs (when not NULL) to the most registers a kernel uses. */
+static int assemble(const char *ptxas, const char *app, const char *path, int kernels,
+                    int *max_regs)
 {
     char cmd[1024], log[512];
     snprintf(log, sizeof log, "%s.log", path);
@@ -110,6 +112,8 @@ static int assemble(const char *ptxas, const char *app, const char *path, int ke
     printf("\n    %-16s %d kernels, ptxas sm_90: max %3d registers, %d bytes spilled", app,
            kernels, regs, spills);
     CU_ASSERT_EQUAL(used, kernels);  /* every kernel assembled */
+    if (max_regs)
+        *max_regs = regs;
     free(text);
     unlink(log);
     return rc == 0 ? 0 : -1;
@@ -171,11 +175,35 @@ static void test_ptx_every_app(void)
         if (strcmp(apps[a], "median") == 0)
             CU_ASSERT(cg_count(ptx, "min.f32") + cg_count(ptx, "max.f32") >= 1000);
         if (ptxas)
-            CU_ASSERT_EQUAL(assemble(ptxas, apps[a], path, kernels), 0);
+            CU_ASSERT_EQUAL(assemble(ptxas, apps[a], path, kernels, NULL), 0);
         free(ptx);
         unlink(path);
     }
     rmdir(dir);
+}
+
+/* Every kernel declares its block (.maxntid), so ptxas keeps its registers within what the
+ * block may take: the median on 64x16 = 1024-thread blocks got 108 registers a thread, more
+ * than a block of 1024 may have (65536 an SM), and its launch failed on an H200 (CUDA error
+ * 701, too many resources requested). */
+static void test_ptx_launch_bounds(void)
+{
+    const char *ptxas = ptxas_or_skip();
+    const char *path = "/tmp/pf_test_launch_bounds.ptx";
+    int kernels = 0;
+    char *ptx = ptx_of("median", "loop_pixels exec tile 64 16 gpu\n", path, &kernels);
+    if (!ptx)
+        return;
+    CU_ASSERT(kernels >= 1);
+    CU_ASSERT_EQUAL(cg_count(ptx, ".maxntid "), kernels);
+    CU_ASSERT_PTR_NOT_NULL(strstr(ptx, ".maxntid 64, 16, 1"));
+    int regs = 0;
+    if (ptxas) {
+        CU_ASSERT_EQUAL(assemble(ptxas, "median 64x16", path, kernels, &regs), 0);
+        CU_ASSERT(regs > 0 && regs <= 64);
+    }
+    free(ptx);
+    unlink(path);
 }
 
 /* Perforation with masks on the GPU (docs/gpu.md §5): adaptive sampling's coarse-mask kernel
@@ -198,7 +226,7 @@ static void test_ptx_masks(void)
         if (!ptx)
             continue;
         if (ptxas)
-            CU_ASSERT_EQUAL(assemble(ptxas, cases[i][0], path, kernels), 0);
+            CU_ASSERT_EQUAL(assemble(ptxas, cases[i][0], path, kernels, NULL), 0);
         free(ptx);
         unlink(path);
     }
@@ -234,7 +262,7 @@ static void test_ptx_runtime_kernels(void)
         CU_ASSERT(kernels >= (strcmp(runtime_cases[i][1], "rows") == 0 ? 5 : 15));
         CU_ASSERT_PTR_NOT_NULL(strstr(ptx, ".f64"));  /* the recursion runs in double */
         if (ptxas)
-            CU_ASSERT_EQUAL(assemble(ptxas, label, path, kernels), 0);
+            CU_ASSERT_EQUAL(assemble(ptxas, label, path, kernels, NULL), 0);
         free(ptx);
         unlink(path);
     }
@@ -403,7 +431,8 @@ static void test_no_driver(void)
     }
 }
 
-PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_ptx_masks),
+PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_ptx_launch_bounds),
+              PF_TEST(test_ptx_masks),
               PF_TEST(test_ptx_runtime_kernels),
               PF_TEST(test_launch_params),
               PF_TEST(test_no_driver))
