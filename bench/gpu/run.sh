@@ -16,7 +16,7 @@
 #            same step, and its output against the same variant on the CPU; then the masks
 #            (adaptive, importance: host calls between launches) for blur and bilateral filter;
 #   gauss    Gaussian reconstructions on the GPU (docs/gpu.md §5): the recursive filter tiled
-#            (PF_GPU_GAUSS=tiled, tiles of 32; tiled:16, tiled:64) against one thread per row
+#            (PF_GPU_GAUSS=tiled, tiles of 64; tiled:16, tiled:32) against one thread per row
 #            and column (rows), each variant's kernels against the exact program's in the same
 #            step, and each output against the same variant on the CPU (2 threads);
 #   export   exported CUDA libraries against the CPU libraries of the same variants
@@ -233,7 +233,7 @@ declare -A GAUSS=( [blur]="loop_output grid 2 2 1 reconstruct store gaussian 1"
   [median]="loop_pixels grid 3 3 1 channels 2 reconstruct store gaussian 0.7" )
 step_gauss() {
   say "# $SIZE Gaussian reconstruction on the GPU: kernels (median of 51 calls), PF_GPU_GAUSS"
-  say "app              exact_ms  rows_ms   tiled_ms  tiled16   tiled64   rows/tiled  max|gpu-cpu| (tiled, rows)"
+  say "app              exact_ms  rows_ms   tiled_ms  tiled16   tiled32   rows/tiled  max|gpu-cpu| (tiled, rows)"
   for app in ${GAUSS_APPS:-blur bilateral_filter median}; do
     left || break
     tr ';' '\n' <<< "${GAUSS[$app]}" > /tmp/pf_gauss_$app.sched
@@ -243,7 +243,7 @@ step_gauss() {
     e=$(timeout 40 $PERFORA run apps/$app.pf --target cuda --time 51 --in $IMG \
         --out /tmp/gpue_$app.png 2>&1)
     declare -A ms=()
-    for mode in rows tiled tiled:16 tiled:64; do
+    for mode in rows tiled tiled:16 tiled:32; do
       g=$(PF_GPU_GAUSS=$mode timeout 40 $PERFORA run apps/$app.pf --target cuda \
           --schedule /tmp/pf_gauss_$app.sched --time 51 --in $IMG \
           --out "/tmp/gpug_${app}_${mode/:/_}.png" 2>&1)
@@ -254,7 +254,7 @@ step_gauss() {
     echo "$c"$'\n'"$e" >> "$OUTDIR/gauss_$app.txt"
     if [ -n "${ms[rows]}" ] && [ -n "${ms[tiled]}" ]; then
       say "$(printf '%-16s %-9s %-9s %-9s %-9s %-9s %-11s %s, %s' $app "$(ms_of "$e")" \
-            ${ms[rows]} ${ms[tiled]} "${ms[tiled:16]}" "${ms[tiled:64]}" \
+            ${ms[rows]} ${ms[tiled]} "${ms[tiled:16]}" "${ms[tiled:32]}" \
             $(ratio ${ms[rows]} ${ms[tiled]}) "$(pngdiff /tmp/gpug_${app}_tiled.png /tmp/cpug_$app.png)" \
             "$(pngdiff /tmp/gpug_${app}_rows.png /tmp/cpug_$app.png)")"
     else

@@ -454,8 +454,8 @@ static void test_frontier_admits_beyond_the_spread(void)
 
 /* Every first measurement comes out at `luck` x its time: after the confirmation rounds every
  * final frontier variant is a confirmation with its honest time, timed in full (not set aside
- * by a screening) with the confirmation's samples (the search's and the test's with 5), and no
- * schedule was measured more than twice on the training split. */
+ * by a screening) with the confirmation's samples, as is every test-split record (the search's
+ * with 5), and no schedule was measured more than twice on the training split. */
 static void confirmed_run(const char *dir, double luck)
 {
     pf_tune_config cfg;
@@ -473,7 +473,7 @@ static void confirmed_run(const char *dir, double luck)
     char *text = st_run_file(dir, PF_RUN_EVALUATIONS);
     CU_ASSERT_PTR_NOT_NULL_FATAL(text);
     pf_eval_record *recs = NULL;
-    int n = 0, confirmations = 0;
+    int n = 0, confirmations = 0, tests = 0;
     pf_strmap times;
     pf_strmap_init(&times);
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -490,12 +490,16 @@ static void confirmed_run(const char *dir, double luck)
             confirmations++;
             CU_ASSERT(recs[n].full_timing);  /* the search sent no frontier to screen with */
             CU_ASSERT_EQUAL(recs[n].images[0].samples, 11);
+        } else if (recs[n].set == PF_SET_TEST) {
+            tests++;
+            CU_ASSERT_EQUAL(recs[n].images[0].samples, 11);
         } else {
             CU_ASSERT_EQUAL(recs[n].images[0].samples, 5);
         }
         n++;
     }
     CU_ASSERT(confirmations > 0);
+    CU_ASSERT(tests > 0);
     int *front, m = pf_tune_front_of(recs, n, INT_MAX, &front);
     CU_ASSERT(m > 0);
     for (int i = 0; i < m; i++) {
