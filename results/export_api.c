@@ -132,11 +132,10 @@ static void code_choice(const pf_export_target *t, pf_strbuf *c)
 
 static const char stop_pool[] =
     "/* Unloading the library (dlclose) must not leave the pool's threads running in its code:\n"
-    " * they are stopped first, and the buffers the runtime keeps between calls are freed.\n"
-    " * Linked into a program, this runs at exit and waits for a call still running on\n"
-    " * another thread. */\n"
+    " * they are stopped first. Linked into a program, this runs at exit and waits for a call\n"
+    " * still running on another thread. */\n"
     "#if defined(__GNUC__)\n__attribute__((destructor)) static void stop_pool(void)\n{\n"
-    "    pf_rt_pool_stop();\n    pf_rt_alloc_release();\n}\n#endif\n\n";
+    "    pf_rt_pool_stop();\n}\n#endif\n\n";
 
 static const char wrapper_helpers[] =
     "/* Each extent in [1, INT32_MAX], at most 2^31 elements, rows contiguous. */\n"
