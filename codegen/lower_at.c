@@ -280,7 +280,9 @@ void lower_at_restrict(lower_ctx *c, const pf_stage *p, int d, ir_expr **lo, ir_
 #define MAX_CANDS 8
 
 /* Affine bounds of e from above (upper) or below, through mins (maxes) and sums: min(xo + 64,
- * W) - 1 <= xo + 63 and <= W - 1. Returns how many, at most MAX_CANDS. */
+ * W) - 1 <= xo + 63 and <= W - 1. Returns how many, at most MAX_CANDS. All of them, not the one
+ * affine.c's aff_bound picks (the operand with fewer loop terms: W - 1 here), because the span
+ * is constant only for the pair whose loop terms cancel. */
 static int bounds_of(const aff_env *env, const ir_expr *e, bool upper, aff *out)
 {
     if (e->kind == IR_BIN && e->op == (upper ? IR_MIN : IR_MAX)) {

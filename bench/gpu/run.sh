@@ -277,14 +277,21 @@ step_tune() {
   tar -C /tmp -czf "$OUTDIR/tune_run.tgz" pf_tune 2>/dev/null
 }
 
+# one bench_scaling run: BIN, a label for its file and lines (empty, old or new), APP, SIZE;
+# the whole output goes to the summary, or with the label only its table rows
+scaling_one() {
+  local bin=$1 tag=$2 app=$3 size=$4 f="$OUTDIR/scaling_${2:+${2}_}${3}_$4.txt"
+  say "# ${tag:+$tag: }bench_scaling --reps ${SCALING_REPS:-4} --app $app --size $size ($(nproc) cores)"
+  timeout $(upto 120) "$bin" --reps ${SCALING_REPS:-4} --app $app --size "$size" > "$f" 2>&1
+  say "rc=$?"
+  if [ -n "$tag" ]; then grep -E '^\| [a-z]' "$f" >> "$SUMMARY"; else cat "$f" >> "$SUMMARY"; fi
+}
+
 step_scaling() {
   for size in ${SCALING_SIZES:-820x614 2048x1536}; do
     for app in ${SCALING_APPS:-blur bilateral_filter bilateral_grid}; do
       left || return
-      say "# bench_scaling --reps ${SCALING_REPS:-4} --app $app --size $size ($(nproc) cores)"
-      timeout $(upto 120) "$SCALING" --reps ${SCALING_REPS:-4} --app $app --size "$size" \
-        > "$OUTDIR/scaling_${app}_$size.txt" 2>&1
-      say "rc=$?"; cat "$OUTDIR/scaling_${app}_$size.txt" >> "$SUMMARY"
+      scaling_one "$SCALING" "" $app $size
     done
   done
 }
@@ -294,15 +301,10 @@ step_scaling() {
 step_scaling_ab() {
   [ -n "$SCALING_OLD" ] || { say "# SKIP scaling_ab: no bench_scaling.old"; return; }
   for pair in ${SCALING_AB:-blur:820x614 bilateral_filter:820x614 bilateral_grid:820x614 blur:2048x1536}; do
-    local app=${pair%%:*} size=${pair#*:}
-    for which in old new; do
-      left || return
-      local bin=$SCALING; [ $which = old ] && bin=$SCALING_OLD
-      say "# $which: bench_scaling --reps ${SCALING_REPS:-4} --app $app --size $size ($(nproc) cores)"
-      timeout $(upto 120) "$bin" --reps ${SCALING_REPS:-4} --app $app --size "$size" \
-        > "$OUTDIR/scaling_${which}_${app}_$size.txt" 2>&1
-      say "rc=$?"; grep -E '^\| [a-z]' "$OUTDIR/scaling_${which}_${app}_$size.txt" >> "$SUMMARY"
-    done
+    left || return
+    scaling_one "$SCALING_OLD" old ${pair%%:*} ${pair#*:}
+    left || return
+    scaling_one "$SCALING" new ${pair%%:*} ${pair#*:}
   done
 }
 
