@@ -54,7 +54,7 @@ struct backend {
 };
 
 const char *const pf_compile_stage_names[] = { "lower", "bounds", "ondemand", "channels",
-                                               "bands", "llvm", NULL };
+                                               "bands", "collapse", "llvm", NULL };
 
 pf_plan_target pf_host_plan_target(void)
 {
@@ -104,11 +104,17 @@ static ir_func *run_bands(ir_func *f, const pf_compile_options *o, pf_pass_stats
     return o->no_bands ? f : pf_pass_bands(f, ps);
 }
 
+static ir_func *run_collapse(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
+{
+    return o->no_collapse ? f : pf_pass_collapse(f, ps);
+}
+
 static const pass passes[] = { { "bounds", run_bounds, false, false },
                                { "bounds", run_bounds_gpu, true, true },
                                { "ondemand", run_ondemand, true, false },
                                { "channels", run_channels, false, false },
-                               { "bands", run_bands, false, false } };
+                               { "bands", run_bands, false, false },
+                               { "collapse", run_collapse, false, false } };
 
 static int verify(const ir_func *f, const char *after, pf_error *err)
 {
@@ -171,6 +177,7 @@ static void keep_pass_stats(pf_variant_stats *s, const pf_pass_stats *ps)
     s->channels_unrolled = ps->channels_unrolled;
     s->bands_parallel = ps->bands_parallel;
     s->bands_refused = ps->bands_refused;
+    s->loops_collapsed = ps->loops_collapsed;
 }
 
 /* Lowering, then the passes. Each result is verified, so a broken pass is caught where it

@@ -16,6 +16,7 @@ typedef struct pf_pass_stats {
     int channels_unrolled; /* pass_channels: channel loops moved into their pixel loops */
     int bands_parallel;   /* pass_bands: scatter loops run in parallel bands */
     int bands_refused;    /* pass_bands: asked for but left serial (not provably disjoint) */
+    int loops_collapsed;  /* pass_collapse: channel loops merged into their parallel loop */
 } pf_pass_stats;
 
 /* pass_bounds.c: boundary-check removal and interior/border loop partitioning; with
@@ -41,5 +42,11 @@ ir_func *pf_pass_channels(ir_func *f, pf_pass_stats *stats);
  * function of the row alone (checked monotone when the code runs; serial otherwise). Runs
  * last, on what the other passes made. */
 ir_func *pf_pass_bands(ir_func *f, pf_pass_stats *stats);
+
+/* pass_collapse.c: a serial loop over a further variable (channels) whose whole body is a
+ * parallel loop, with iterations independent across channels, becomes one parallel loop over
+ * both (one fork and join instead of one per channel, and channels x tiles tasks). Runs after
+ * pass_bands, on CPU plans. */
+ir_func *pf_pass_collapse(ir_func *f, pf_pass_stats *stats);
 
 #endif

@@ -218,7 +218,7 @@ double cg_max_abs_diff(const pf_image *a, const pf_image *b)
     return m;
 }
 
-char *cg_ir_dump(const pf_program *prog, const char *schedule)
+char *cg_ir_dump_collapsed(const pf_program *prog, const char *schedule, bool collapse)
 {
     pf_error err;
     pf_param_values pv;
@@ -226,6 +226,7 @@ char *cg_ir_dump(const pf_program *prog, const char *schedule)
     pf_plan *plan = cg_plan(prog, schedule);
     pf_compile_options o = { 0 };
     o.dump_ir = pf_test_tmp("exec.ir");
+    o.no_collapse = !collapse;
     pf_variant *v = pf_variant_build(prog, &pv, plan, &o, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(v);
     pf_variant_free(v);
@@ -234,6 +235,11 @@ char *cg_ir_dump(const pf_program *prog, const char *schedule)
     char *text;
     CU_ASSERT_EQUAL_FATAL(pf_read_file(o.dump_ir, 1 << 24, &text, NULL, &err), 0);
     return text;
+}
+
+char *cg_ir_dump(const pf_program *prog, const char *schedule)
+{
+    return cg_ir_dump_collapsed(prog, schedule, false);
 }
 
 int cg_count(const char *text, const char *needle)

@@ -44,8 +44,11 @@ double cg_diff_options(const pf_program *prog, pf_image *in, const pf_compile_op
 /* Max |a - b|; a NaN in both images at the same place counts as equal, NaN in one as inf. */
 double cg_max_abs_diff(const pf_image *a, const pf_image *b);
 /* Plans schedule (text) for prog, compiles it with the JIT and returns the final loop IR
- * (free it); fails the test on error. */
+ * (free it); fails the test on error. The loop nests are those lowering made: pass_collapse,
+ * which merges a channel loop into the parallel loop inside it, is off. */
 char *cg_ir_dump(const pf_program *prog, const char *schedule);
+/* The same with pass_collapse on or off. */
+char *cg_ir_dump_collapsed(const pf_program *prog, const char *schedule, bool collapse);
 /* Occurrences of needle in text (overlapping ones too). */
 int cg_count(const char *text, const char *needle);
 
