@@ -46,10 +46,19 @@ static int stopping;             /* pf_rt_pool_stop: workers return (under pool_
 static int wanted_threads;       /* 0: all cores */
 static __thread int in_parallel; /* this thread is running a task: nested loops go serial */
 
+/* The online cores, asked once: glibc answers sysconf(_SC_NPROCESSORS_ONLN) by opening and
+ * reading /sys/devices/system/cpu/online, three system calls that every parallel loop paid
+ * (a perforated blur at 820x614: 0.36 ms a call by default against 0.34 with --threads 2). */
 static int default_threads(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > PF_RT_MAX_THREADS ? PF_RT_MAX_THREADS : (int)n;
+    static int cores;  /* 0: not asked yet (a race asks twice and stores the same value) */
+    int n = __atomic_load_n(&cores, __ATOMIC_RELAXED);
+    if (n == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n = c < 1 ? 1 : c > PF_RT_MAX_THREADS ? PF_RT_MAX_THREADS : (int)c;
+        __atomic_store_n(&cores, n, __ATOMIC_RELAXED);
+    }
+    return n;
 }
 
 void pf_rt_set_threads(int32_t n)
