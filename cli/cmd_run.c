@@ -35,7 +35,8 @@ static const char run_usage[] =
     "                      semantics (about 1.5 ulp per division)\n"
     "  --no-vector-math    JIT: exp, log, pow... on vectors as one libm call per lane\n"
     "  --dump STAGE        print what STAGE makes and stop (--in and --out may be left out):\n"
-    "                      parse, check, plan, lower, bounds, ondemand, channels, bands, collapse, llvm;\n"
+    "                      parse, check, plan, lower, bounds, ondemand, channels, bands,\n"
+    "                      collapse, llvm;\n"
     "                      '(unchanged)' where a stage changed nothing\n";
 
 static int add_arg(const char **list, int *n, const char *value)
