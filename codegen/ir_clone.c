@@ -172,6 +172,35 @@ ir_stmt *ir_clone_stmt(ir_func *f, ir_subst *sub, const ir_stmt *s)
     return r;
 }
 
+ir_stmt *ir_rewrite_loops(ir_func *f, const ir_stmt *s, ir_loop_rewrite rewrite, void *ctx)
+{
+    if (!s)
+        return NULL;
+    if (s->kind == IR_S_FOR) {
+        ir_stmt *t = rewrite(ctx, s);
+        if (t)
+            return t;
+    }
+    ir_stmt *r = copy(f, s);
+    switch (s->kind) {
+    case IR_S_BLOCK:
+        r->body = pf_arena_alloc(f->arena, sizeof *r->body * (size_t)(s->n + 1));
+        for (int i = 0; i < s->n; i++)
+            r->body[i] = ir_rewrite_loops(f, s->body[i], rewrite, ctx);
+        return r;
+    case IR_S_FOR:
+    case IR_S_ALLOC:
+        r->then_s = ir_rewrite_loops(f, s->then_s, rewrite, ctx);
+        return r;
+    case IR_S_IF:
+        r->then_s = ir_rewrite_loops(f, s->then_s, rewrite, ctx);
+        r->else_s = ir_rewrite_loops(f, s->else_s, rewrite, ctx);
+        return r;
+    default:
+        return r;
+    }
+}
+
 void ir_defined_vars(const ir_stmt *s, char *mark)
 {
     if (!s)

@@ -22,6 +22,12 @@ ir_expr *ir_subst_expr(ir_func *f, const ir_subst *s, ir_expr *e);
  * is replaced by a fresh one, and variables in `sub` are replaced as given. */
 ir_stmt *ir_clone_stmt(ir_func *f, ir_subst *sub, const ir_stmt *s);
 
+/* A copy of the tree s in which each loop (outermost first) is offered to rewrite: what it
+ * returns replaces the loop (s itself: kept, and not looked into); NULL: the loop is copied
+ * and its body walked. Statements are copied, expressions shared. */
+typedef ir_stmt *(*ir_loop_rewrite)(void *ctx, const ir_stmt *loop);
+ir_stmt *ir_rewrite_loops(ir_func *f, const ir_stmt *s, ir_loop_rewrite rewrite, void *ctx);
+
 /* Marks (by var id) every variable defined inside s. */
 void ir_defined_vars(const ir_stmt *s, char *mark);
 

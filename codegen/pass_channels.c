@@ -292,8 +292,9 @@ static ir_stmt *sink(ch_ctx *c, const ir_var *cv, const ir_stmt *s, int64_t lo, 
 }
 
 /* The channel loop rewritten, or NULL when it does not qualify. */
-static ir_stmt *try_loop(ch_ctx *c, const ir_stmt *s)
+static ir_stmt *try_loop(void *ctx, const ir_stmt *s)
 {
+    ch_ctx *c = ctx;
     int64_t lo, hi, step = 1;
     if (s->loop_kind != IR_LOOP_SERIAL || (s->step && (!ir_is_const(s->step, &step) || step != 1)))
         return NULL;
@@ -315,35 +316,6 @@ static ir_stmt *try_loop(ch_ctx *c, const ir_stmt *s)
     return sink(c, s->var, s->then_s, lo, hi);
 }
 
-static ir_stmt *walk(ch_ctx *c, const ir_stmt *s)
-{
-    if (!s)
-        return NULL;
-    if (s->kind == IR_S_FOR) {
-        ir_stmt *t = try_loop(c, s);
-        if (t)
-            return t;
-    }
-    ir_stmt *r = pf_arena_memdup(c->f->arena, s, sizeof *s);
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        r->body = pf_arena_alloc(c->f->arena, sizeof *r->body * (size_t)(s->n + 1));
-        for (int i = 0; i < s->n; i++)
-            r->body[i] = walk(c, s->body[i]);
-        return r;
-    case IR_S_FOR:
-    case IR_S_ALLOC:
-        r->then_s = walk(c, s->then_s);
-        return r;
-    case IR_S_IF:
-        r->then_s = walk(c, s->then_s);
-        r->else_s = walk(c, s->else_s);
-        return r;
-    default:
-        return r;
-    }
-}
-
 ir_func *pf_pass_channels(ir_func *f, pf_pass_stats *stats)
 {
     ch_ctx c = { 0 };
@@ -357,7 +329,7 @@ ir_func *pf_pass_channels(ir_func *f, pf_pass_stats *stats)
     c.dep = pf_xcalloc(c.n_vars, 1);
     c.declared = pf_xcalloc(c.n_vars, 1);
     c.stored = pf_xcalloc(c.n_buffers, 1);
-    c.f->body = walk(&c, f->body);
+    c.f->body = ir_rewrite_loops(c.f, f->body, try_loop, &c);
     free(c.dep);
     free(c.declared);
     free(c.stored);

@@ -231,9 +231,14 @@ static ir_stmt *collapse(cl_ctx *c, const ir_stmt *s, const ir_stmt *par)
     return ir_list_block(f, &outer);
 }
 
-static ir_stmt *try_loop(cl_ctx *c, const ir_stmt *s)
+/* The loop collapsed; s itself where nothing inside it is looked at (a parallel, vector or
+ * GPU loop: inside it nothing is collapsed); NULL to look inside. */
+static ir_stmt *try_loop(void *ctx, const ir_stmt *s)
 {
-    if (s->loop_kind != IR_LOOP_SERIAL || s->banded || s->unroll > 1 || s->var->type != IR_I32)
+    cl_ctx *c = ctx;
+    if (s->loop_kind != IR_LOOP_SERIAL)
+        return (ir_stmt *)s;
+    if (s->banded || s->unroll > 1 || s->var->type != IR_I32)
         return NULL;
     const ir_stmt *par = sole_parallel(s);
     if (!par || par->var->type != IR_I32 || !bounds_free_of(par, s->var) ||
@@ -242,42 +247,11 @@ static ir_stmt *try_loop(cl_ctx *c, const ir_stmt *s)
     return collapse(c, s, par);
 }
 
-static ir_stmt *walk(cl_ctx *c, const ir_stmt *s)
-{
-    if (!s)
-        return NULL;
-    if (s->kind == IR_S_FOR && s->loop_kind != IR_LOOP_SERIAL)
-        return (ir_stmt *)s;  /* inside a parallel, vector or GPU loop nothing is collapsed */
-    if (s->kind == IR_S_FOR) {
-        ir_stmt *t = try_loop(c, s);
-        if (t)
-            return t;
-    }
-    ir_stmt *r = pf_arena_memdup(c->f->arena, s, sizeof *s);
-    switch (s->kind) {
-    case IR_S_BLOCK:
-        r->body = pf_arena_alloc(c->f->arena, sizeof *r->body * (size_t)(s->n + 1));
-        for (int i = 0; i < s->n; i++)
-            r->body[i] = walk(c, s->body[i]);
-        return r;
-    case IR_S_FOR:
-    case IR_S_ALLOC:
-        r->then_s = walk(c, s->then_s);
-        return r;
-    case IR_S_IF:
-        r->then_s = walk(c, s->then_s);
-        r->else_s = walk(c, s->else_s);
-        return r;
-    default:
-        return r;
-    }
-}
-
 ir_func *pf_pass_collapse(ir_func *f, pf_pass_stats *stats)
 {
     cl_ctx c = { 0 };
     c.stats = stats;
     c.f = pf_arena_memdup(f->arena, f, sizeof *f);
-    c.f->body = walk(&c, f->body);
+    c.f->body = ir_rewrite_loops(c.f, f->body, try_loop, &c);
     return c.f;
 }
