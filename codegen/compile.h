@@ -40,7 +40,7 @@ typedef struct pf_compile_options {
     bool no_congruence;       /* on-demand reads without Z3's constant weights (benches) */
     bool no_channel_unroll;   /* channel loops stay outside y and x (pass_channels off) */
     bool no_bands;            /* scatter stages stay serial even when asked (pass_bands off) */
-    bool no_collapse;         /* channel loops stay around their parallel loops (pass_collapse off) */
+    bool no_collapse;         /* no pass_collapse: each channel keeps its own parallel loop */
     const char *dump_ir;      /* write the final loop IR here (text), or NULL */
     const char *emit_llvm;    /* write the optimized LLVM IR here, or NULL */
     const char *emit_c_dir;   /* write NAME.c/NAME.h/perfora_rt.* here, or NULL */
