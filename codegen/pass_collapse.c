@@ -39,17 +39,16 @@ typedef struct cl_ctx {
 
 /* ---- the independence check ---- */
 
-static void mark_locals(cl_ctx *c, const ir_stmt *s)
+typedef void (*stmt_check)(cl_ctx *c, const ir_stmt *s);
+
+/* Runs check on s's statements one level down. */
+static void each_child(cl_ctx *c, const ir_stmt *s, stmt_check check)
 {
-    if (!s)
-        return;
-    if (s->kind == IR_S_ALLOC)
-        c->local_buf[s->buf->id] = 1;
     for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        mark_locals(c, s->body[i]);
+        check(c, s->body[i]);
     if (s->kind != IR_S_BLOCK) {
-        mark_locals(c, s->then_s);
-        mark_locals(c, s->else_s);
+        check(c, s->then_s);
+        check(c, s->else_s);
     }
 }
 
@@ -61,12 +60,16 @@ static bool store_indexes_channel(const cl_ctx *c, const ir_stmt *s)
     return false;
 }
 
-/* Stores and writes: marks shared stores, clears ok on a write two channels could share. */
+/* Allocations and writes, outside in (an allocation is met before the stores in its body):
+ * marks local buffers and shared stores, clears ok on a write two channels could share. */
 static void check_writes(cl_ctx *c, const ir_stmt *s)
 {
     if (!s || !c->ok)
         return;
     switch (s->kind) {
+    case IR_S_ALLOC:
+        c->local_buf[s->buf->id] = 1;
+        break;
     case IR_S_STORE:
         if (c->local_buf[s->buf->id])
             break;
@@ -88,12 +91,7 @@ static void check_writes(cl_ctx *c, const ir_stmt *s)
     default:
         break;
     }
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        check_writes(c, s->body[i]);
-    if (s->kind != IR_S_BLOCK) {
-        check_writes(c, s->then_s);
-        check_writes(c, s->else_s);
-    }
+    each_child(c, s, check_writes);
 }
 
 static bool reads_shared(const cl_ctx *c, const ir_expr *e)
@@ -110,31 +108,26 @@ static bool reads_shared(const cl_ctx *c, const ir_expr *e)
     return false;
 }
 
-/* Clears ok where a statement reads a buffer that the loop stores outside its allocations. */
+/* Clears ok where a statement reads a buffer that the loop stores outside its allocations
+ * (after check_writes has found every such store). */
 static void check_reads(cl_ctx *c, const ir_stmt *s)
 {
     if (!s || !c->ok)
         return;
     const ir_expr *exprs[] = { s->value, s->index, s->lo, s->hi, s->step, s->align, s->cond };
+    bool bad = false;
     for (size_t i = 0; i < sizeof exprs / sizeof *exprs; i++)
-        if (reads_shared(c, exprs[i]))
-            c->ok = false;
+        bad = bad || reads_shared(c, exprs[i]);
     int n_idx = s->kind == IR_S_STORE ? s->n : 0, n_args = s->kind == IR_S_RTCALL ? s->n : 0;
     for (int i = 0; i < n_idx; i++)
-        if (reads_shared(c, s->idx[i]))
-            c->ok = false;
+        bad = bad || reads_shared(c, s->idx[i]);
     for (int i = 0; i < n_args; i++)
-        if (reads_shared(c, s->args[i]))
-            c->ok = false;
+        bad = bad || reads_shared(c, s->args[i]);
     for (int i = 0; s->kind == IR_S_ALLOC && s->window && i < 2 * s->buf->ndims; i++)
-        if (reads_shared(c, s->window[i]))
-            c->ok = false;
-    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
-        check_reads(c, s->body[i]);
-    if (s->kind != IR_S_BLOCK) {
-        check_reads(c, s->then_s);
-        check_reads(c, s->else_s);
-    }
+        bad = bad || reads_shared(c, s->window[i]);
+    if (bad)
+        c->ok = false;
+    each_child(c, s, check_reads);
 }
 
 static bool independent(cl_ctx *c, const ir_var *chan, const ir_stmt *par)
@@ -145,7 +138,6 @@ static bool independent(cl_ctx *c, const ir_var *chan, const ir_stmt *par)
     c->shared_store = pf_xcalloc(nb, 1);
     c->local_var = pf_xcalloc(nv, 1);
     c->ok = true;
-    mark_locals(c, par->then_s);
     ir_defined_vars(par->then_s, c->local_var);
     check_writes(c, par->then_s);
     check_reads(c, par->then_s);

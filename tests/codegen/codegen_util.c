@@ -176,11 +176,17 @@ void cg_run_free(cg_run *r)
 double cg_diff_options(const pf_program *prog, pf_image *in, const pf_compile_options o[2],
                        pf_variant_stats st[2])
 {
+    return cg_diff_schedule_options(prog, NULL, in, o, st);
+}
+
+double cg_diff_schedule_options(const pf_program *prog, const char *schedule, pf_image *in,
+                                const pf_compile_options o[2], pf_variant_stats st[2])
+{
     pf_param_values pv;
     pf_params_init(&pv, prog);
     cg_run r[2] = { { 0 }, { 0 } };
     double d = 0;
-    pf_plan *plan = cg_plan(prog, NULL);
+    pf_plan *plan = cg_plan(prog, schedule);
     for (int k = 0; k < 2; k++) {
         pf_variant *v = cg_compile(prog, &pv, plan, &o[k]);
         if (!v || cg_run_variant(v, prog, &pv, &in, 1, &r[k]) != 0)

@@ -41,6 +41,9 @@ void cg_run_free(cg_run *r);
  * the one input and returns the max |difference| over the outputs (inf if either fails). */
 double cg_diff_options(const pf_program *prog, pf_image *in, const pf_compile_options o[2],
                        pf_variant_stats st[2]);
+/* The same for the plan of schedule (text; NULL or "": the exact program). */
+double cg_diff_schedule_options(const pf_program *prog, const char *schedule, pf_image *in,
+                                const pf_compile_options o[2], pf_variant_stats st[2]);
 /* Max |a - b|; a NaN in both images at the same place counts as equal, NaN in one as inf. */
 double cg_max_abs_diff(const pf_image *a, const pf_image *b);
 /* Plans schedule (text) for prog, compiles it with the JIT and returns the final loop IR
