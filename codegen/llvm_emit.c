@@ -242,13 +242,8 @@ static void em_for(emit *e, const ir_stmt *s)
         e->gpu->loop(e, s);
         return;
     }
-    const pf_piece *piece = s == e->outlining ? NULL : pf_split_outlined(e->split, s);
     if (s->loop_kind == IR_LOOP_PARALLEL) {
-        em_parallel_for(e, s, piece);
-        return;
-    }
-    if (piece) {
-        em_outlined_nest(e, s, piece);
+        em_parallel_for(e, s, pf_split_outlined(e->split, s));
         return;
     }
     if (s->loop_kind == IR_LOOP_VECTORIZED && s->width > 1 && em_can_vectorize(e, s)) {

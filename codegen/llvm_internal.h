@@ -44,7 +44,6 @@ struct emit {
     } rows[32];
     /* A split compile (split.h): the plan, and the functions of pieces with their modules. */
     const pf_split *split;
-    const ir_stmt *outlining;   /* the nest being emitted into its piece's function */
     int n_owned, cap_owned;
     struct em_owned {
         LLVMValueRef fn;
@@ -56,9 +55,9 @@ struct emit {
     void *gpu_state;            /* the GPU emitter's own state */
 };
 
-/* Builds f into a new module e->mod in ctx (split: outlining the plan's pieces where their
- * module differs from the code around them) and verifies it. Returns the entry point, or NULL
- * with err set and the module disposed. The caller frees e->owned. */
+/* Builds f into a new module e->mod in ctx (split: the task functions of the plan's pieces
+ * external where their module differs from the code around them) and verifies it. Returns
+ * the entry point, or NULL with err set and the module disposed. The caller frees e->owned. */
 LLVMValueRef em_module(emit *e, const ir_func *f, LLVMContextRef ctx, const char *name,
                        const pf_split *split, pf_error *err);
 LLVMValueRef em_expr(emit *e, const ir_expr *x);
@@ -107,8 +106,6 @@ void em_stmt(emit *e, const ir_stmt *s);
 /* llvm_parallel.c: a parallel loop as an outlined body run by pf_rt_parallel_for; when piece
  * is not NULL its task function is that piece of a split compile. */
 void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece);
-/* llvm_parallel.c: a loop nest outlined into the function of a piece of a split compile. */
-void em_outlined_nest(emit *e, const ir_stmt *s, const pf_piece *piece);
 /* A serial loop from lo, i32 or i64 (a vector loop's scalar tail: is_tail). */
 void em_serial_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail);
 /* The counting of a serial loop (ir.h: exact; in 64 bits where ir_for_counts_wide says so or

@@ -335,8 +335,7 @@ static void emit_chunk_loop(emit *e, const ir_stmt *s, LLVMValueRef fn, LLVMValu
     LLVMBuildRet(e->b, em_i32(e, 0));
 }
 
-/* The values the outlined code uses from outside, found by walking s (the loop statement for
- * a nest, the loop's body for a parallel loop). */
+/* The values the outlined code uses from outside, found by walking s (the loop's body). */
 static captures captures_of(emit *e, const ir_stmt *s, const ir_var *defined)
 {
     const ir_func *f = e->irf;
@@ -367,16 +366,16 @@ void em_free_values(const ir_func *f, const ir_stmt *s, char *vars, char *bufs)
     free_captures(&c);
 }
 
-/* The closure: [0] lo, [1] step, the captured variables in id order, then (when with_bufs)
- * the buffers; *n_var_slots is where the buffers start. */
+/* The closure: [0] lo, [1] step, the captured variables in id order, then the buffers;
+ * *n_var_slots is where the buffers start. */
 static LLVMValueRef pack_closure(emit *e, const captures *c, LLVMValueRef lo, LLVMValueRef step,
-                                 bool with_bufs, int *n_var_slots)
+                                 int *n_var_slots)
 {
     const ir_func *f = e->irf;
     int n_slots = 2;
     for (int id = 0; id < f->n_vars; id++)
         n_slots += from_outside(c, id, e->var[id]);
-    for (int id = 0; with_bufs && id < f->n_buffers; id++)
+    for (int id = 0; id < f->n_buffers; id++)
         n_slots += c->bufs[id] && e->buf_data[id];
     LLVMValueRef closure = entry_alloca(e, LLVMArrayType(e->t_i64, (unsigned)n_slots), "closure");
     LLVMBuildStore(e->b, to_slot(e, lo), slot_ptr(e, closure, 0));
@@ -391,7 +390,7 @@ static LLVMValueRef pack_closure(emit *e, const captures *c, LLVMValueRef lo, LL
         LLVMBuildStore(e->b, to_slot(e, v), slot_ptr(e, closure, slot++));
     }
     *n_var_slots = slot;
-    for (int id = 0; with_bufs && id < f->n_buffers; id++)
+    for (int id = 0; id < f->n_buffers; id++)
         if (c->bufs[id] && e->buf_data[id])
             LLVMBuildStore(e->b, to_slot(e, e->buf_data[id]), slot_ptr(e, closure, slot++));
     return closure;
@@ -429,7 +428,7 @@ void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece)
     /* Outside: evaluate the bounds and pack the closure. */
     LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi), step = em_expr(e, s->step);
     int n_var_slots;
-    LLVMValueRef closure = pack_closure(e, &c, lo, step, true, &n_var_slots);
+    LLVMValueRef closure = pack_closure(e, &c, lo, step, &n_var_slots);
     LLVMValueRef n = em_trip_count(e, lo, hi, step);
     /* The outlined body. */
     saved_state out;
@@ -518,35 +517,5 @@ void em_cold_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
     LLVMPositionBuilderAtEnd(e->b, done);
     free(args);
     free(ps);
-    free_captures(&c);
-}
-
-/* A loop nest of another module: `i32 piece(ptr closure, i32, i32, ptr noalias buf...)` (the
- * chunk function's signature; begin and end unused) called once, in place of the nest. */
-void em_outlined_nest(emit *e, const ir_stmt *s, const pf_piece *piece)
-{
-    captures c = captures_of(e, s, NULL);
-    int n_var_slots;
-    LLVMValueRef closure = pack_closure(e, &c, em_i32(e, 0), em_i32(e, 0), false, &n_var_slots);
-    saved_state out;
-    save(e, &out);
-    int nb = count_bufs(&c, &out);
-    LLVMValueRef *args = pf_xmalloc(sizeof *args * (size_t)(3 + nb));
-    args[0] = closure;
-    args[1] = args[2] = em_i32(e, 0);
-    for (int id = 0, k = 3; id < e->irf->n_buffers; id++)
-        if (c.bufs[id] && out.buf_data[id])
-            args[k++] = out.buf_data[id];
-    LLVMValueRef fn = outline(e, &c, &out);
-    e->outlining = s;
-    em_stmt(e, s);
-    e->outlining = NULL;
-    LLVMBuildRet(e->b, em_i32(e, 0));
-    LLVMBuildBr(e->ab, LLVMGetNextBasicBlock(LLVMGetFirstBasicBlock(fn)));
-    make_piece(e, fn, piece);
-    restore(e, &out);
-    return_on_failure(e, LLVMBuildCall2(e->b, LLVMGlobalGetValueType(fn), fn, args,
-                                        (unsigned)(3 + nb), ""));
-    free(args);
     free_captures(&c);
 }

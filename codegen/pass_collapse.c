@@ -189,7 +189,7 @@ static ir_var *let_var(ir_func *f, const char *name, ir_list *l, ir_expr *value)
 
 /* s (serial over the channels) around par (parallel): one parallel loop over both. The new
  * loop keeps par's step (k = tile index x step), so that it still reads as a loop over tiles
- * (codegen/split.c outlines what runs per tile). */
+ * (a task is a tile, as before). */
 static ir_stmt *collapse(cl_ctx *c, const ir_stmt *s, const ir_stmt *par)
 {
     ir_func *f = c->f;

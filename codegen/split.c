@@ -2,19 +2,12 @@
 #include "codegen/split.h"
 
 #include "base/arena.h"
-#include "codegen/ir_clone.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Where a statement runs: once per run or per channel (top), once per tile (tile), or once per
- * row of a parallel loop over rows (row: only nests that do much more than a row's worth of
- * work per call, such as a window per pixel, are outlined). Nothing inside a piece's nest is
- * looked at: it runs per row or per pixel. */
-typedef enum ctx { CTX_TOP, CTX_TILE, CTX_ROW } ctx;
-
-/* Pieces below this share of the whole stay with the code around them: a separate function
- * buys no balance and costs a closure. */
+/* Parallel loops below this share of the whole stay with the code around them: a module of
+ * their own buys no balance. */
 #define MIN_SHARE (1.0 / 64)
 
 /* ---- estimated compile cost: IR nodes, with vector bodies counted thrice (the vector loop
@@ -64,65 +57,32 @@ typedef struct collect {
     int n, cap;
 } collect;
 
-static int add_piece(collect *c, const ir_stmt *s, pf_piece_kind kind, int parent)
+static int add_piece(collect *c, const ir_stmt *s, int parent)
 {
     if (c->n == c->cap) {
         c->cap = c->cap ? 2 * c->cap : 16;
         c->p = pf_xrealloc(c->p, sizeof *c->p * (size_t)c->cap);
     }
-    c->p[c->n] = (pf_piece){ s, kind, parent, 0, pf_split_stmt_cost(s) };  /* cost: the whole, for now */
+    c->p[c->n] = (pf_piece){ s, parent, 0, pf_split_stmt_cost(s) };  /* cost: the whole, for now */
     return c->n++;
 }
 
-static bool steps_over_tiles(const ir_stmt *s)
-{
-    return s->step && s->step->kind == IR_CONST && s->step->ival > 1;
-}
-
-static void walk(collect *c, const ir_stmt *s, ctx where, int parent);
-
-static void walk_for(collect *c, const ir_stmt *s, ctx where, int parent)
-{
-    if (s->loop_kind == IR_LOOP_PARALLEL) {
-        int me = add_piece(c, s, PF_PIECE_CHUNK, parent);
-        walk(c, s->then_s, steps_over_tiles(s) ? CTX_TILE : CTX_ROW, me);
-        return;
-    }
-    if (where == CTX_ROW) {
-        if (ir_loop_depth(s) >= 3)  /* columns, and a window in each */
-            add_piece(c, s, PF_PIECE_NEST, parent);
-        return;
-    }
-    bool vector = s->loop_kind == IR_LOOP_VECTORIZED;
-    if (where == CTX_TOP && ir_has_parallel(s->then_s))
-        walk(c, s->then_s, CTX_TOP, parent);      /* channels or stages around parallel loops */
-    else if (!vector && steps_over_tiles(s))
-        walk(c, s->then_s, CTX_TILE, parent);     /* a tile loop: its body runs per tile */
-    else
-        add_piece(c, s, PF_PIECE_NEST, parent);   /* a whole nest */
-}
-
-static void walk(collect *c, const ir_stmt *s, ctx where, int parent)
+/* Every parallel loop in s, with the piece of the parallel loop around it (a parallel loop
+ * inside another's task: its own task function, as in a one-module compile). */
+static void walk(collect *c, const ir_stmt *s, int parent)
 {
     if (!s)
         return;
-    switch (s->kind) {
-    case IR_S_BLOCK:
+    if (s->kind == IR_S_BLOCK) {
         for (int i = 0; i < s->n; i++)
-            walk(c, s->body[i], where, parent);
-        break;
-    case IR_S_IF:
-        walk(c, s->then_s, where, parent);
-        walk(c, s->else_s, where, parent);
-        break;
-    case IR_S_ALLOC:
-        walk(c, s->then_s, where, parent);
-        break;
-    case IR_S_FOR:
-        walk_for(c, s, where, parent);
-        break;
-    default:
-        break;
+            walk(c, s->body[i], parent);
+        return;
+    }
+    if (s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_PARALLEL)
+        parent = add_piece(c, s, parent);
+    if (s->kind == IR_S_FOR || s->kind == IR_S_IF || s->kind == IR_S_ALLOC) {
+        walk(c, s->then_s, parent);
+        walk(c, s->else_s, parent);
     }
 }
 
@@ -169,7 +129,7 @@ pf_split *pf_split_candidates(const ir_func *f)
     pf_split *p = pf_xcalloc(1, sizeof *p);
     p->total = pf_split_stmt_cost(f->body);
     collect c = { 0 };
-    walk(&c, f->body, CTX_TOP, -1);
+    walk(&c, f->body, -1);
     keep_large(p, &c);
     free(c.p);
     for (int i = 0; i < p->n_pieces; i++)

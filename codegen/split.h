@@ -1,26 +1,26 @@
 /* Splitting one compile into LLVM modules that compile on several threads at once.
  *
- * LLVM's passes and its code generator run one function at a time on one thread, and a
- * pipeline is one big function: on a 2-core machine half of the machine waits. The plan picks
- * pieces of the loop IR that run rarely (a parallel loop's body, a whole stage nest inside a
- * tile), estimates what each costs to compile, and deals them out to N modules. The emitter
- * then outlines a piece into its own function where its module differs from the module of the
- * code around it, and each module is emitted, optimized and compiled on its own thread
- * (codegen/jit.c). A piece is called once per tile or per parallel task, never per row, so the
- * calls cost nothing measurable at run time. */
+ * LLVM's passes and its code generator run one function at a time on one thread. The pieces
+ * are the task functions of parallel loops: functions of their own in a one-module compile
+ * too, so moving one into another module changes where it is compiled and nothing of its code.
+ * The plan estimates what each costs to compile and deals them out to N modules; each module
+ * is emitted, optimized and compiled on its own thread (codegen/jit_split.c).
+ *
+ * Only those: the code a variant runs must not depend on the compile's thread count, because
+ * the search, `perfora export` and a plain `perfora run` compile with different counts. Loop
+ * nests inside a tile were pieces too once, outlined into functions only in a split compile;
+ * there their buffers arrived as noalias arguments, and LLVM's loop vectorizer turned a
+ * scalar reconstruction loop into AVX-512 gathers, about 2x slower on an AMD host (a blur
+ * frontier variant: 0.29 ms as one module, 0.57-0.65 ms split, 820x614; codegen_split's
+ * test_same_code compares the instructions of both compiles). */
 #ifndef PF_CODEGEN_SPLIT_H
 #define PF_CODEGEN_SPLIT_H
 
 #include "codegen/ir.h"
 
-typedef enum pf_piece_kind {
-    PF_PIECE_CHUNK,  /* a parallel loop: its task function goes to the piece's module */
-    PF_PIECE_NEST,   /* a serial or vectorized loop nest, outlined into a function */
-} pf_piece_kind;
-
+/* A parallel loop: its task function goes to the piece's module. */
 typedef struct pf_piece {
     const ir_stmt *s;
-    pf_piece_kind kind;
     int parent;     /* index of the enclosing piece, -1 for the function itself */
     int module;     /* where its code is compiled; the function itself is module 0 */
     double cost;    /* estimated compile cost of its own code (without nested pieces) */
@@ -37,9 +37,9 @@ typedef struct pf_split {
 
 #define PF_SPLIT_MAX_MODULES 8
 
-/* The pieces worth a function of their own, each in a module of its own (so that emitting
- * outlines them all: llvm_emit.h measures them that way), with costs estimated from the
- * loop IR. Never NULL. */
+/* The parallel loops worth a module of their own, each in a module of its own (so that
+ * emitting gives each its own: llvm_emit.h measures them that way), with costs estimated from
+ * the loop IR. Never NULL. */
 pf_split *pf_split_candidates(const ir_func *f);
 /* Deals the pieces, by their costs, out to at most max_modules modules (clamped to
  * 1..PF_SPLIT_MAX_MODULES), longest first onto the least loaded. One module (every piece in
@@ -50,7 +50,7 @@ pf_split *pf_split_plan(const ir_func *f, int max_modules);
 void pf_split_free(pf_split *p);
 
 /* The piece of statement s when s starts code of another module than the code around it
- * (the emitter outlines it), else NULL. p may be NULL. */
+ * (its task function is then defined there), else NULL. p may be NULL. */
 const pf_piece *pf_split_outlined(const pf_split *p, const ir_stmt *s);
 /* The estimated compile cost of s (IR nodes; vector bodies thrice). */
 double pf_split_stmt_cost(const ir_stmt *s);

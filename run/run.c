@@ -153,13 +153,6 @@ static int build_and_run(const pf_run_request *r, const pf_program *prog,
             return -1;
         }
     pf_compile_options o = r->copt;
-    /* Timed code is compiled as one module, as the search's workers and the exported library
-     * compile it: a compile split over threads outlines pieces into other modules, and some
-     * schedules then run slower (a blur variant with `exec root tile 256 64 parallel unroll 4`
-     * on its output: 0.29 ms as one module, 0.57-0.65 ms split), so `perfora run --time`
-     * timed other code than the search had measured. */
-    if (r->times > 0 && o.compile_threads == 0)
-        o.compile_threads = 1;
     o.dump_stage = r->dump;
     o.dump = &out->dump;
     pf_variant *v = pf_variant_build(prog, pv, plan, &o, err);
@@ -169,7 +162,6 @@ static int build_and_run(const pf_run_request *r, const pf_program *prog,
         return v ? 0 : -1;
     }
     out->compile_ms = pf_variant_compile_ms(v);
-    out->jit_modules = pf_variant_get_stats(v).jit_modules;
     malloc_trim(0);
     pf_drop_code_pages();
     pf_io io;

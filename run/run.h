@@ -32,8 +32,6 @@ typedef struct pf_run_result {
     int runs;                     /* timed runs (request.times) */
     double median_ms, min_ms, max_ms;
     double compile_ms;            /* the driver's, as pf_variant_compile_ms */
-    int jit_modules;              /* the JIT's modules (pf_variant_stats); 1 when timed unless
-                                     request.copt.compile_threads asks for a split */
     /* A device backend (CUDA): the times above are the kernels' (CUDA events), and these the
      * medians of the transfers, which are not part of them. */
     bool device;

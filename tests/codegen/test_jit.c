@@ -78,7 +78,7 @@ static void test_opt_levels_agree(void)
  * threads' clocks summed); the interpreter has no LLVM phases. */
 static void test_phase_times(void)
 {
-    pf_program *prog = cg_load_app("blur");
+    pf_program *prog = cg_load_app("bilateral_grid");
     pf_param_values pv;
     pf_params_init(&pv, prog);
     pf_compile_options o = { 0 };
@@ -95,7 +95,7 @@ static void test_phase_times(void)
             sum += t[i];
         }
         CU_ASSERT(s.emit_ms > 0 && s.optimize_ms > 0 && s.codegen_ms > 0);
-        CU_ASSERT_EQUAL(s.jit_modules, threads);  /* blur splits in two */
+        CU_ASSERT_EQUAL(s.jit_modules, threads);  /* its stages' parallel loops split in two */
         CU_ASSERT(sum <= s.jit_modules * pf_variant_compile_ms(v) + 1.0);
         pf_variant_free(v);
     }

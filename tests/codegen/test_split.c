@@ -1,32 +1,33 @@
-/* Split compiles (codegen/split.h): which pieces the plan outlines and how it deals them out
- * to modules, and that compiling in 1, 2 or 3 modules gives the same outputs to the bit. */
+/* Split compiles (codegen/split.h): which pieces the plan makes and how it deals them out to
+ * modules; that the code is the same in one module and split (the same LLVM instructions after
+ * the passes), and that compiling in 1, 2 or 3 modules gives the same outputs to the bit. */
 #include "codegen/ir_clone.h"
+#include "codegen/jit_internal.h"
 #include "codegen/llvm_emit.h"
 #include "codegen/lower.h"
-#include "codegen/passes.h"
 #include "codegen/split.h"
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
 
+#include <llvm-c/Core.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The app's loop IR with the default schedule, after the passes pf_variant_build runs. */
-static ir_func *lowered(pf_arena *arena, const char *app, pf_program **prog, pf_param_values *pv)
+/* The final loop IR of app under schedule (NULL: exact), as pf_variant_build compiles it. */
+static ir_func *final_ir(pf_arena *arena, const char *app, const char *schedule)
 {
-    *prog = cg_load_app(app);
-    pf_params_init(pv, *prog);
+    pf_program *prog = cg_load_app(app);
+    pf_param_values pv;
+    pf_params_init(&pv, prog);
+    pf_plan *plan = cg_plan(prog, schedule);
     pf_error err;
-    pf_plan *plan = cg_plan(*prog, NULL);
-    ir_func *f = pf_lower(arena, *prog, pv, plan, &err);
-    pf_plan_free(plan);  /* the IR keeps nothing of it */
+    ir_func *f = pf_variant_loop_ir(prog, &pv, plan, arena, &err);
+    pf_plan_free(plan);  /* the IR keeps nothing of them */
+    pf_params_free(&pv);
+    pf_program_free(prog);
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    pf_pass_stats ps = { 0 };
-    f = pf_pass_bounds(f, true, &ps);
-    f = pf_pass_ondemand(f, true, &ps);
-    f = pf_pass_channels(f, &ps);
-    return pf_pass_bands(f, &ps);
+    return f;
 }
 
 static bool contains(const ir_stmt *outer, const ir_stmt *s)
@@ -41,82 +42,75 @@ static bool contains(const ir_stmt *outer, const ir_stmt *s)
     return outer->kind != IR_S_BLOCK && (contains(outer->then_s, s) || contains(outer->else_s, s));
 }
 
-/* Loops that enclose s inside `in` and step by 1 (rows, columns, channels). */
-static int unit_step_loops_around(const ir_stmt *in, const ir_stmt *s)
+static int count_parallel(const ir_stmt *s)
 {
-    if (!in || in == s || !contains(in, s))
+    if (!s)
         return 0;
-    int here = in->kind == IR_S_FOR && in->step->kind == IR_CONST && in->step->ival == 1;
-    if (in->kind == IR_S_BLOCK) {
-        for (int i = 0; i < in->n; i++)
-            if (contains(in->body[i], s))
-                return unit_step_loops_around(in->body[i], s);
-    }
-    return here + unit_step_loops_around(contains(in->then_s, s) ? in->then_s : in->else_s, s);
+    int n = s->kind == IR_S_FOR && s->loop_kind == IR_LOOP_PARALLEL;
+    for (int i = 0; s->kind == IR_S_BLOCK && i < s->n; i++)
+        n += count_parallel(s->body[i]);
+    return s->kind == IR_S_BLOCK ? n : n + count_parallel(s->then_s) + count_parallel(s->else_s);
 }
 
-/* Blur's default schedule: tiles in parallel, each computing the horizontal pass into a window
- * and the vertical pass by row bands. The pieces are the parallel body and the nests inside a
- * tile; the two modules each get at least a fifth of the work; a nested piece lies inside its
- * parent; nothing is outlined below a tile (at most the channel loop steps by 1 around it). */
-static void test_plan_blur(void)
+/* Every piece is a parallel loop, inside its parent's loop; one module for one thread. */
+static void check_plan(const ir_func *f, const pf_split *p)
+{
+    for (int i = 0; i < p->n_pieces; i++) {
+        const pf_piece *q = &p->piece[i];
+        CU_ASSERT(q->s->kind == IR_S_FOR && q->s->loop_kind == IR_LOOP_PARALLEL);
+        CU_ASSERT(contains(f->body, q->s));
+        if (q->parent >= 0)
+            CU_ASSERT(contains(p->piece[q->parent].s, q->s) && p->piece[q->parent].s != q->s);
+    }
+}
+
+/* The bilateral grid's stages are parallel loops of their own: they are the pieces, and two
+ * threads get two modules with at least a fifth of the work each. */
+static void test_plan_stages(void)
 {
     pf_arena arena;
     pf_arena_init(&arena);
-    pf_program *prog;
-    pf_param_values pv;
-    ir_func *f = lowered(&arena, "blur", &prog, &pv);
+    ir_func *f = final_ir(&arena, "bilateral_grid", NULL);
     pf_split *one = pf_split_plan(f, 1);
     CU_ASSERT_EQUAL(one->n_modules, 1);
     for (int i = 0; i < one->n_pieces; i++)
         CU_ASSERT_EQUAL(one->piece[i].module, 0);
     pf_split_free(one);
     pf_split *p = pf_split_plan(f, 2);
-    printf("\n    blur: %d pieces, loads %.0f / %.0f of %.0f", p->n_pieces, p->load[0], p->load[1],
-           p->total);
-    CU_ASSERT(p->n_pieces >= 3);
+    printf("\n    bilateral grid: %d pieces of %d parallel loops, loads %.0f / %.0f of %.0f",
+           p->n_pieces, count_parallel(f->body), p->load[0], p->load[1], p->total);
+    CU_ASSERT(p->n_pieces >= 2 && p->n_pieces <= count_parallel(f->body));
     CU_ASSERT_EQUAL(p->n_modules, 2);
     CU_ASSERT(p->load[0] >= 0.2 * p->total && p->load[1] >= 0.2 * p->total);
     CU_ASSERT(p->load[0] + p->load[1] > 0.999 * p->total);
-    for (int i = 0; i < p->n_pieces; i++) {
-        const pf_piece *q = &p->piece[i];
-        CU_ASSERT(q->module == 0 || q->module == 1);
-        CU_ASSERT_EQUAL(q->kind == PF_PIECE_CHUNK, q->s->loop_kind == IR_LOOP_PARALLEL);
-        if (q->parent >= 0)
-            CU_ASSERT(contains(p->piece[q->parent].s, q->s) && p->piece[q->parent].s != q->s);
-        CU_ASSERT(unit_step_loops_around(f->body, q->s) <= 1);
-    }
+    check_plan(f, p);
     pf_split_free(p);
-    pf_params_free(&pv);
-    pf_program_free(prog);
     pf_arena_free(&arena);
 }
 
-/* The median's parallel loop runs per row: inside it only the column nests that hold a window
- * per pixel (three loop levels) are pieces, never the row's simple loops. */
-static void test_plan_row_loops(void)
+/* Nests inside a parallel loop's tiles or rows are not pieces, however much code they hold:
+ * outlined, they compiled to other code than in one module (split.h). The median's window
+ * nests and a blur variant's per-tile nests stay inside their parallel loop's piece. */
+static void test_plan_nests_stay(void)
 {
-    pf_arena arena;
-    pf_arena_init(&arena);
-    pf_program *prog;
-    pf_param_values pv;
-    ir_func *f = lowered(&arena, "median", &prog, &pv);
-    pf_split *p = pf_split_candidates(f);
-    CU_ASSERT(p->n_pieces >= 2);
-    int nests = 0;
-    for (int i = 0; i < p->n_pieces; i++) {
-        const pf_piece *q = &p->piece[i];
-        if (q->kind != PF_PIECE_NEST)
-            continue;
-        nests++;
-        CU_ASSERT(q->parent >= 0 && p->piece[q->parent].kind == PF_PIECE_CHUNK);
-        CU_ASSERT(ir_loop_depth(q->s) >= 3);  /* columns > window rows > window columns */
+    static const struct {
+        const char *app, *schedule;
+    } cases[] = {
+        { "median", NULL },
+        { "blur", "loop_temp grid 4 4 1 reconstruct on-demand linear\n"
+                  "loop_output grid 4 4 1 reconstruct store linear\n"
+                  "loop_output exec root tile 256 64 parallel unroll 4\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_arena arena;
+        pf_arena_init(&arena);
+        ir_func *f = final_ir(&arena, cases[i].app, cases[i].schedule);
+        pf_split *p = pf_split_candidates(f);
+        CU_ASSERT(p->n_pieces >= 1 && p->n_pieces <= count_parallel(f->body));
+        check_plan(f, p);
+        pf_split_free(p);
+        pf_arena_free(&arena);
     }
-    CU_ASSERT(nests >= 1);
-    pf_split_free(p);
-    pf_params_free(&pv);
-    pf_program_free(prog);
-    pf_arena_free(&arena);
 }
 
 /* Dealing by cost: the longest piece first onto the least loaded module; a split that leaves
@@ -126,8 +120,8 @@ static void test_deal(void)
     ir_stmt dummy[4];
     memset(dummy, 0, sizeof dummy);
     pf_piece pieces[4] = {
-        { &dummy[0], PF_PIECE_CHUNK, -1, 1, 40 }, { &dummy[1], PF_PIECE_NEST, 0, 2, 30 },
-        { &dummy[2], PF_PIECE_NEST, 0, 3, 20 }, { &dummy[3], PF_PIECE_NEST, 0, 4, 15 },
+        { &dummy[0], -1, 1, 40 }, { &dummy[1], 0, 2, 30 }, { &dummy[2], 0, 3, 20 },
+        { &dummy[3], 0, 4, 15 },
     };
     pf_split p = { .n_modules = 5, .n_pieces = 4, .piece = pieces };
     p.load[0] = 10;
@@ -137,9 +131,9 @@ static void test_deal(void)
     /* 40 -> m1 (40), 30 -> m0 (10 + 30), 20 -> m0 on the tie (60), 15 -> m1 (55) */
     CU_ASSERT(p.load[0] == 60 && p.load[1] == 55);
     CU_ASSERT_PTR_NOT_NULL(pf_split_outlined(&p, &dummy[0]));  /* m1 inside the function (m0) */
-    CU_ASSERT_PTR_NOT_NULL(pf_split_outlined(&p, &dummy[1]));  /* m0 inside the chunk (m1) */
+    CU_ASSERT_PTR_NOT_NULL(pf_split_outlined(&p, &dummy[1]));  /* m0 inside its parent (m1) */
     CU_ASSERT_PTR_NOT_NULL(pf_split_outlined(&p, &dummy[2]));
-    CU_ASSERT_PTR_NULL(pf_split_outlined(&p, &dummy[3]));      /* m1 inside the chunk (m1) */
+    CU_ASSERT_PTR_NULL(pf_split_outlined(&p, &dummy[3]));      /* m1 inside its parent (m1) */
     pieces[0].cost = 400;
     for (int i = 0; i < 4; i++)
         pieces[i].module = i + 1;
@@ -153,14 +147,121 @@ static void test_deal(void)
     CU_ASSERT_PTR_NULL(pf_split_outlined(&p, &dummy[0]));
 }
 
-/* apps x schedules compiled as 1, 2 and 3 modules: identical outputs, and a split that
- * happened (every app here has pieces worth splitting for 2 threads). */
+/* LLVM instructions after the passes, counted by opcode and result type (vector types by
+ * lane count), over every function defined in mod. */
+enum { N_OPS = 80, N_TYPES = 24 };
+typedef struct census {
+    int n[N_OPS][N_TYPES];
+    int functions;
+} census;
+
+static void count_module(LLVMModuleRef mod, census *c)
+{
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMIsDeclaration(fn))
+            continue;
+        c->functions++;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in;
+                 in = LLVMGetNextInstruction(in)) {
+                int op = (int)LLVMGetInstructionOpcode(in);
+                LLVMTypeRef t = LLVMTypeOf(in);
+                int ty = (int)LLVMGetTypeKind(t);
+                if (ty == LLVMVectorTypeKind)
+                    ty = 20 + (LLVMGetVectorSize(t) >= 16) + (LLVMGetVectorSize(t) >= 8);
+                c->n[op < N_OPS ? op : N_OPS - 1][ty < N_TYPES ? ty : N_TYPES - 1]++;
+            }
+    }
+}
+
+/* Emits module m of plan (NULL: the whole function as one module), optimizes it as the JIT
+ * does and counts its instructions into c. */
+static void census_of(const ir_func *f, const pf_split *plan, int m, census *c)
+{
+    pf_error err;
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef mod = plan ? pf_llvm_emit_part(f, ctx, JIT_ENTRY, plan, m, true, &err)
+                             : pf_llvm_emit(f, ctx, JIT_ENTRY, true, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mod);
+    LLVMTargetMachineRef tm = jit_host_machine(3, false, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(tm);
+    CU_ASSERT_EQUAL(jit_optimize(mod, tm, 3, false, ir_has_unroll(f->body), 0, &err), 0);
+    count_module(mod, c);
+    LLVMDisposeTargetMachine(tm);
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+}
+
+/* The code a variant runs does not depend on the compile's thread count: compiled as one
+ * module and split for 2 and 3 threads, the same instructions after the passes (the search
+ * and `perfora export` compile one module; a plain `perfora run` splits). Exact programs and
+ * perforated variants, with tiles inside parallel loops (the blur variant whose per-tile
+ * nests, outlined in a split compile, became AVX-512 gathers). */
+static void test_same_code(void)
+{
+    static const struct {
+        const char *app, *schedule;
+    } cases[] = {
+        { "blur", NULL },
+        { "blur", "loop_temp grid 4 4 1 reconstruct on-demand linear\n"
+                  "loop_output grid 4 4 1 reconstruct store linear\n"
+                  "loop_output exec root tile 256 64 parallel unroll 4\n" },
+        { "blur", "loop_temp grid 2 8 1 reconstruct store linear\nloop_temp exec root\n"
+                  "loop_output grid 4 8 1 reconstruct store linear\n" },
+        { "bilateral_grid", NULL },
+        { "bilateral_grid", "blur_z_loop grid 2 2 1 1 reconstruct store nearest\n" },
+        { "bilateral_grid", "rgb_to_yuv exec tile 256 8 vectorize 8 parallel\n"
+                            "trilerp_loop exec tile 256 8 vectorize 8 parallel\n"
+                            "yuv_to_rgb exec tile 256 8 vectorize 8 parallel\n" },
+        { "demosaic", NULL },
+        { "median", NULL },
+        { "mosaic", NULL },
+        { "unsharp_mask", NULL },
+    };
+    jit_init_llvm();
+    int split = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_arena arena;
+        pf_arena_init(&arena);
+        ir_func *f = final_ir(&arena, cases[i].app, cases[i].schedule);
+        census *one = calloc(1, sizeof *one);
+        census_of(f, NULL, 0, one);
+        for (int threads = 2; threads <= 3; threads++) {
+            pf_jit_options opt = { .opt_level = 3, .compile_threads = threads };
+            pf_split *plan = jit_split_plan(f, &opt);
+            if (!plan)
+                continue;
+            census *parts = calloc(1, sizeof *parts);
+            for (int m = 0; m < plan->n_modules; m++)
+                census_of(f, plan, m, parts);
+            int differ = 0;
+            for (int op = 0; op < N_OPS; op++)
+                for (int ty = 0; ty < N_TYPES; ty++)
+                    differ += one->n[op][ty] != parts->n[op][ty];
+            printf("\n    %-15s %s: %d modules, %d/%d functions, %d instruction kinds differ",
+                   cases[i].app, cases[i].schedule ? "variant" : "exact", plan->n_modules,
+                   one->functions, parts->functions, differ);
+            CU_ASSERT_EQUAL(differ, 0);
+            CU_ASSERT_EQUAL(one->functions, parts->functions);
+            split++;
+            free(parts);
+            pf_split_free(plan);
+        }
+        free(one);
+        pf_arena_free(&arena);
+    }
+    CU_ASSERT(split >= 4);  /* the check saw split compiles, not only single modules */
+}
+
+/* apps x schedules compiled as 1, 2 and 3 modules: identical outputs, never more modules than
+ * threads, and splits that happened (apps with several parallel stages). */
 static void test_split_outputs(void)
 {
     static const char *apps[] = { "blur", "unsharp_mask", "bilateral_filter", "bilateral_grid",
                                   "demosaic", "mosaic" };
     pf_image *photo = cg_load_photo("man_made_1_256x192.png", 3);
     pf_image *odd = cg_synthetic(45, 29, 3, 3u);
+    int splits = 0;
     for (size_t i = 0; i < sizeof apps / sizeof *apps; i++) {
         pf_program *prog = cg_load_app(apps[i]);
         for (int threads = 2; threads <= 3; threads++) {
@@ -175,11 +276,13 @@ static void test_split_outputs(void)
                        in->height, st[0].jit_modules, st[1].jit_modules, d);
                 CU_ASSERT_EQUAL(d, 0.0);
                 CU_ASSERT_EQUAL(st[0].jit_modules, 1);
-                CU_ASSERT(st[1].jit_modules >= 2 && st[1].jit_modules <= threads);
+                CU_ASSERT(st[1].jit_modules >= 1 && st[1].jit_modules <= threads);
+                splits += st[1].jit_modules > 1;
             }
         }
         pf_program_free(prog);
     }
+    CU_ASSERT(splits >= 4);
     pf_image_free(photo);
     pf_image_free(odd);
 }
@@ -224,6 +327,6 @@ static void test_pure_runtime_calls(void)
     pf_arena_free(&arena);
 }
 
-PF_TEST_SUITE(codegen_split, PF_TEST(test_plan_blur), PF_TEST(test_plan_row_loops),
-              PF_TEST(test_deal), PF_TEST(test_split_outputs),
+PF_TEST_SUITE(codegen_split, PF_TEST(test_plan_stages), PF_TEST(test_plan_nests_stay),
+              PF_TEST(test_deal), PF_TEST(test_same_code), PF_TEST(test_split_outputs),
               PF_TEST(test_pure_runtime_calls))
