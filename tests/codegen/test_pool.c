@@ -1,7 +1,8 @@
 /* The runtime's thread pool (codegen/runtime_pool.c): every iteration of a parallel loop runs
  * exactly once, back-to-back loops (the workers spinning between them) and loops of every
- * size, a failing task's status comes back, a nested loop runs serially on its thread, and
- * one thread means no worker. This file is also built with ThreadSanitizer together with the
+ * size, a failing task's status comes back, a nested loop runs serially on its thread, one
+ * thread means no worker, a lowered thread count is honoured, and a thread runs its own range
+ * of iterations first. This file is also built with ThreadSanitizer together with the
  * pool's source (test_pool_tsan, CTest `pool_tsan`), so the pool's synchronization is checked
  * on every test run, not only these results. */
 #include "codegen/runtime.h"
@@ -10,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_N 5000
 
@@ -154,6 +156,67 @@ static void test_stop_and_restart(void)
     free(c);
 }
 
+/* Records which thread ran each iteration; each iteration takes `sleep_ms`. */
+typedef struct who {
+    pthread_t thread[64];
+    int sleep_ms;
+} who;
+
+static int32_t who_task(void *closure, int32_t begin, int32_t end)
+{
+    who *w = closure;
+    for (int32_t i = begin; i < end; i++) {
+        w->thread[i] = pthread_self();
+        struct timespec ts = { 0, (long)w->sleep_ms * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static int distinct_threads(const who *w, int n)
+{
+    int d = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++)
+            seen |= pthread_equal(w->thread[i], w->thread[j]);
+        d += !seen;
+    }
+    return d;
+}
+
+/* Workers started for 4 threads sit out the loops run after the count went down to 2: at
+ * most 2 threads run the iterations (before, every started worker joined every loop). */
+static void test_lowered_thread_count(void)
+{
+    who w = { .sleep_ms = 2 };
+    pf_rt_set_threads(4);
+    CU_ASSERT_EQUAL(pf_rt_parallel_for(who_task, &w, 16), 0);
+    pf_rt_set_threads(2);
+    for (int round = 0; round < 5; round++) {
+        CU_ASSERT_EQUAL(pf_rt_parallel_for(who_task, &w, 16), 0);
+        CU_ASSERT(distinct_threads(&w, 16) <= 2);
+    }
+    pf_rt_set_threads(0);
+}
+
+/* Two threads, four iterations of 20 ms in chunks of one: the caller's range is iterations 0
+ * and 1, the worker's 2 and 3, and each runs its own before the other's, so the caller runs
+ * both of its own on every call (a worker late to join leaves it all four). Claimed in one
+ * shared order, the worker took iteration 1 while the caller ran 0. */
+static void test_own_range_first(void)
+{
+    who w = { .sleep_ms = 20 };
+    pf_rt_set_threads(2);
+    for (int round = 0; round < 5; round++) {
+        CU_ASSERT_EQUAL(pf_rt_parallel_for(who_task, &w, 4), 0);
+        CU_ASSERT(pthread_equal(w.thread[0], pthread_self()));
+        CU_ASSERT(pthread_equal(w.thread[1], pthread_self()));
+    }
+    pf_rt_set_threads(0);
+}
+
 PF_TEST_SUITE(codegen_pool, PF_TEST(test_every_iteration_once), PF_TEST(test_back_to_back_loops),
               PF_TEST(test_status_of_a_failing_chunk), PF_TEST(test_nested_loops_run_serially),
-              PF_TEST(test_stop_and_restart))
+              PF_TEST(test_stop_and_restart), PF_TEST(test_lowered_thread_count),
+              PF_TEST(test_own_range_first))
