@@ -7,7 +7,9 @@ processes in the order exact, variant, variant, exact (drift cancels); the varia
 alone is 1 / mean over images of (t_v1 + t_v2) / (t_e1 + t_e2), as the search's own time is a
 mean of relative times over images. Prints, per variant, the run's training and test claims,
 the speedup alone, and claim/alone - 1; the summary says how many claims hold within 10%, and
-how well the training speedup predicts the test speedup.
+how well the training speedup predicts the test speedup. "spread" is the speedup alone of each
+half on its own (exact 1 with variant 1, variant 2 with exact 2): how far two timings of the
+same variant alone, a few seconds apart, already disagree.
 
 Usage: bench/check_claims.py RUN [--perfora build/perfora] [--time 41] [--set test|train]
 """
@@ -59,19 +61,22 @@ def main():
     print(f"check_claims: {a.run}: {len(rows)} frontier variants, {len(images)} {a.set} images "
           f"({ev['width']}x{ev['height']}), perfora run --time {a.time}, threads "
           f"{threads or 'all'}")
-    print(f"{'#':>3} {'error':>7} {'train':>7} {'test':>7} {'alone':>7} {'claim/alone-1':>14}"
-          f" {'train/test-1':>13}  schedule")
+    print(f"{'#':>3} {'error':>7} {'train':>7} {'test':>7} {'alone':>7} {'spread':>13}"
+          f" {'claim/alone-1':>14} {'train/test-1':>13}  schedule")
     held = checked = pred = 0
     for r in rows:
         sched = os.path.join(a.run, r["file"])
-        rel = []
+        rel, half1, half2 = [], [], []
         for img in images:
             e1 = median_ms(a.perfora, program, None, img, a.time, threads, params)
             v1 = median_ms(a.perfora, program, sched, img, a.time, threads, params)
             v2 = median_ms(a.perfora, program, sched, img, a.time, threads, params)
             e2 = median_ms(a.perfora, program, None, img, a.time, threads, params)
             rel.append((v1 + v2) / (e1 + e2))
+            half1.append(v1 / e1)
+            half2.append(v2 / e2)
         alone = 1 / (sum(rel) / len(rel))
+        a1, a2 = len(half1) / sum(half1), len(half2) / sum(half2)
         s_train = 1 / float(r["train_time"])
         s_test = float(r["test_speedup"]) if r["test_speedup"] != "-" else float("nan")
         claim = s_test if a.set == "test" else s_train
@@ -81,8 +86,9 @@ def main():
         held += abs(dev) <= 0.10
         pred += abs(tt) <= 0.10
         genes = train.get(r["variant"], {}).get("schedule", "")
+        spread = f"{min(a1, a2):.2f}-{max(a1, a2):.2f}x"
         print(f"{r['variant']:>3} {float(r['train_error']):7.3f} {s_train:6.2f}x {s_test:6.2f}x "
-              f"{alone:6.2f}x {dev:+14.3f} {tt:+13.3f}  {genes}")
+              f"{alone:6.2f}x {spread:>13} {dev:+14.3f} {tt:+13.3f}  {genes}")
     print(f"claims within 10% of the speedup alone: {held}/{checked}; training speedup within "
           f"10% of the test speedup: {pred}/{checked}")
 
