@@ -3,13 +3,14 @@
 
 For every frontier variant of RUN, on every image of the split (the run's own images, at the
 run's resolution), `perfora run --time N` times the exact program and the variant in separate
-processes in the order exact, variant, variant, exact (drift cancels); the variant's speedup
-alone is 1 / mean over images of (t_v1 + t_v2) / (t_e1 + t_e2), as the search's own time is a
-mean of relative times over images. Prints, per variant, the run's training and test claims,
+processes in the order exact, variant, variant, exact; the variant's speedup alone is
+1 / mean over images of (t_v1 / t_e1 + t_v2 / t_e2) / 2 (each variant timing paired with the
+exact timing next to it: a linear drift cancels), as the search's own time is a mean of
+relative times over images. Prints, per variant, the run's training and test claims,
 the speedup alone, and claim/alone - 1; the summary says how many claims hold within 10%, and
 how well the training speedup predicts the test speedup. "spread" is the speedup alone of each
-half on its own (exact 1 with variant 1, variant 2 with exact 2): how far two timings of the
-same variant alone, a few seconds apart, already disagree.
+pair on its own (exact 1 with variant 1, variant 2 with exact 2; "alone" lies between them): how
+far two timings of the same variant alone, a few seconds apart, already disagree.
 
 Usage: bench/check_claims.py RUN [--perfora build/perfora] [--time 41] [--set test|train]
 """
@@ -66,17 +67,16 @@ def main():
     held = checked = pred = 0
     for r in rows:
         sched = os.path.join(a.run, r["file"])
-        rel, half1, half2 = [], [], []
+        half1, half2 = [], []
         for img in images:
             e1 = median_ms(a.perfora, program, None, img, a.time, threads, params)
             v1 = median_ms(a.perfora, program, sched, img, a.time, threads, params)
             v2 = median_ms(a.perfora, program, sched, img, a.time, threads, params)
             e2 = median_ms(a.perfora, program, None, img, a.time, threads, params)
-            rel.append((v1 + v2) / (e1 + e2))
             half1.append(v1 / e1)
             half2.append(v2 / e2)
-        alone = 1 / (sum(rel) / len(rel))
         a1, a2 = len(half1) / sum(half1), len(half2) / sum(half2)
+        alone = 2 / (1 / a1 + 1 / a2)
         s_train = 1 / float(r["train_time"])
         s_test = float(r["test_speedup"]) if r["test_speedup"] != "-" else float("nan")
         claim = s_test if a.set == "test" else s_train
