@@ -243,7 +243,7 @@ static void em_for(emit *e, const ir_stmt *s)
         return;
     }
     if (s->loop_kind == IR_LOOP_PARALLEL) {
-        em_parallel_for(e, s, pf_split_outlined(e->split, s));
+        em_parallel_for(e, s, pf_split_elsewhere(e->split, s));
         return;
     }
     if (s->loop_kind == IR_LOOP_VECTORIZED && s->width > 1 && em_can_vectorize(e, s)) {

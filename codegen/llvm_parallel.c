@@ -335,10 +335,10 @@ static void emit_chunk_loop(emit *e, const ir_stmt *s, LLVMValueRef fn, LLVMValu
     LLVMBuildRet(e->b, em_i32(e, 0));
 }
 
-/* The values the outlined code uses from outside, found by walking s (the loop's body). */
-static captures captures_of(emit *e, const ir_stmt *s, const ir_var *defined)
+/* The values the outlined code uses from outside, found by walking s (a loop's body, or a
+ * cold loop). */
+static captures captures_of(const ir_func *f, const ir_stmt *s, const ir_var *defined)
 {
-    const ir_func *f = e->irf;
     captures c = { f, pf_xcalloc((size_t)f->n_vars + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1),
                    pf_xcalloc((size_t)f->n_buffers + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1) };
     if (defined)
@@ -357,9 +357,7 @@ static void free_captures(captures *c)
 
 void em_free_values(const ir_func *f, const ir_stmt *s, char *vars, char *bufs)
 {
-    captures c = { f, pf_xcalloc((size_t)f->n_vars + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1),
-                   pf_xcalloc((size_t)f->n_buffers + 1, 1), pf_xcalloc((size_t)f->n_vars + 1, 1) };
-    walk_stmt(&c, s);
+    captures c = captures_of(f, s, NULL);
     for (int id = 0; id < f->n_vars; id++)
         vars[id] = c.used[id] && !c.defined[id];
     memcpy(bufs, c.bufs, (size_t)f->n_buffers);
@@ -424,7 +422,7 @@ static void make_piece(emit *e, LLVMValueRef fn, const pf_piece *piece)
 
 void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece)
 {
-    captures c = captures_of(e, s->then_s, s->var);
+    captures c = captures_of(e->irf, s->then_s, s->var);
     /* Outside: evaluate the bounds and pack the closure. */
     LLVMValueRef lo = em_expr(e, s->lo), hi = em_expr(e, s->hi), step = em_expr(e, s->step);
     int n_var_slots;
@@ -461,7 +459,7 @@ void em_parallel_for(emit *e, const ir_stmt *s, const pf_piece *piece)
 void em_cold_loop(emit *e, const ir_stmt *s, LLVMValueRef lo, bool is_tail)
 {
     const ir_func *f = e->irf;
-    captures c = captures_of(e, s, NULL);
+    captures c = captures_of(e->irf, s, NULL);
     saved_state out;
     save(e, &out);
     int nv = 0, nb = count_bufs(&c, &out);

@@ -192,7 +192,7 @@ void pf_split_free(pf_split *p)
     free(p);
 }
 
-const pf_piece *pf_split_outlined(const pf_split *p, const ir_stmt *s)
+const pf_piece *pf_split_elsewhere(const pf_split *p, const ir_stmt *s)
 {
     if (!p || p->n_modules < 2)
         return NULL;

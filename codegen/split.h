@@ -49,9 +49,9 @@ void pf_split_deal(pf_split *p, int max_modules);
 pf_split *pf_split_plan(const ir_func *f, int max_modules);
 void pf_split_free(pf_split *p);
 
-/* The piece of statement s when s starts code of another module than the code around it
- * (its task function is then defined there), else NULL. p may be NULL. */
-const pf_piece *pf_split_outlined(const pf_split *p, const ir_stmt *s);
+/* The piece of parallel loop s when its task function is defined in another module than the
+ * code around it, else NULL. p may be NULL. */
+const pf_piece *pf_split_elsewhere(const pf_split *p, const ir_stmt *s);
 /* The estimated compile cost of s (IR nodes; vector bodies thrice). */
 double pf_split_stmt_cost(const ir_stmt *s);
 /* Index of a piece in p->piece (for naming its function). */

@@ -135,10 +135,10 @@ static void test_deal(void)
     CU_ASSERT_DOUBLE_EQUAL(p.total, 115, 1e-9);
     /* 40 -> m1 (40), 30 -> m0 (10 + 30), 20 -> m0 on the tie (60), 15 -> m1 (55) */
     CU_ASSERT(p.load[0] == 60 && p.load[1] == 55);
-    CU_ASSERT_PTR_NOT_NULL(pf_split_outlined(&p, &dummy[0]));  /* m1 inside the function (m0) */
-    CU_ASSERT_PTR_NOT_NULL(pf_split_outlined(&p, &dummy[1]));  /* m0 inside its parent (m1) */
-    CU_ASSERT_PTR_NOT_NULL(pf_split_outlined(&p, &dummy[2]));
-    CU_ASSERT_PTR_NULL(pf_split_outlined(&p, &dummy[3]));      /* m1 inside its parent (m1) */
+    CU_ASSERT_PTR_NOT_NULL(pf_split_elsewhere(&p, &dummy[0]));  /* m1 inside the function (m0) */
+    CU_ASSERT_PTR_NOT_NULL(pf_split_elsewhere(&p, &dummy[1]));  /* m0 inside its parent (m1) */
+    CU_ASSERT_PTR_NOT_NULL(pf_split_elsewhere(&p, &dummy[2]));
+    CU_ASSERT_PTR_NULL(pf_split_elsewhere(&p, &dummy[3]));      /* m1 inside its parent (m1) */
     pieces[0].cost = 400;
     for (int i = 0; i < 4; i++)
         pieces[i].module = i + 1;
@@ -149,7 +149,7 @@ static void test_deal(void)
     CU_ASSERT_EQUAL(p.n_modules, 1);  /* 400 of 475 in one module whatever the deal */
     for (int i = 0; i < 4; i++)
         CU_ASSERT_EQUAL(pieces[i].module, 0);
-    CU_ASSERT_PTR_NULL(pf_split_outlined(&p, &dummy[0]));
+    CU_ASSERT_PTR_NULL(pf_split_elsewhere(&p, &dummy[0]));
 }
 
 /* LLVM instructions after the passes, counted by opcode and result type (vector types by
