@@ -20,6 +20,9 @@
 /* Columns processed together by the y pass: enough for the compiler to vectorise across them,
  * few enough that the block (height x PF_GAUSS_BLOCK doubles) stays in cache. */
 #define PF_GAUSS_BLOCK 32
+/* Rows filtered together by the x pass, for the same reason (at most PF_GAUSS_BLOCK); fewer,
+ * because the block (width x PF_GAUSS_ROWS doubles) is transposed in and out. */
+#define PF_GAUSS_ROWS 16
 
 /* Young & van Vliet's q(sigma) and b0..b3 (their eq. 11 and 8c). */
 static void yvv_coefficients(double sigma, pf_yvv *c)
@@ -127,48 +130,75 @@ int pf_gauss_iir_1d(float *data, int n, size_t step, double sigma)
     return 0;
 }
 
-/* The y pass on columns [x0, x0 + nb): the recursion runs along rows of a height x nb block, so
- * each step is an element-wise operation on nb contiguous doubles. */
+/* One step of the recursion on nb lanes: r = B r + a1 p1 + a2 p2 + a3 p3, p1..p3 being the
+ * lanes' last three outputs. */
+static void yvv_step(const pf_yvv *c, double *r, const double *p1, const double *p2,
+                     const double *p3, int nb)
+{
+    for (int k = 0; k < nb; k++)
+        r[k] = c->B * r[k] + c->a1 * p1[k] + c->a2 * p2[k] + c->a3 * p3[k];
+}
+
+/* Both passes on nb lines at once: an n x nb block of doubles whose lane k (blk[i * nb + k],
+ * i < n) is one line. Every lane is filtered exactly as yvv_line filters a line, operation for
+ * operation; the lanes are independent, so each step is an element-wise operation on nb
+ * contiguous doubles, and the recursion's serial chain of one line is hidden behind the
+ * others'. The last three outputs are the block's previous rows (before the line's start: its
+ * steady state; past its end: the boundary states), so no state is copied along. (Fewer lanes
+ * with their state in registers were slower: 4 or 8 lanes do not hide the chain's latency.) */
+static void yvv_block(const pf_yvv *c, double *blk, int n, int nb)
+{
+    double first[PF_GAUSS_BLOCK], last[PF_GAUSS_BLOCK], end[3][PF_GAUSS_BLOCK];
+    memcpy(first, blk, (size_t)nb * sizeof *first);
+    memcpy(last, blk + (size_t)(n - 1) * nb, (size_t)nb * sizeof *last);
+#define YVV_ROW(i) (blk + (size_t)(i) * (size_t)nb)
+#define YVV_BEFORE(i) ((i) >= 0 ? YVV_ROW(i) : first)
+    for (int i = 0; i < n; i++)
+        yvv_step(c, YVV_ROW(i), YVV_BEFORE(i - 1), YVV_BEFORE(i - 2), YVV_BEFORE(i - 3), nb);
+    const double *w1 = YVV_BEFORE(n - 1), *w2 = YVV_BEFORE(n - 2), *w3 = YVV_BEFORE(n - 3);
+    for (int k = 0; k < nb; k++) {
+        double u = last[k], e0 = w1[k] - u, e1 = w2[k] - u, e2 = w3[k] - u;
+        end[0][k] = u + c->m[0][0] * e0 + c->m[0][1] * e1 + c->m[0][2] * e2;
+        end[1][k] = u + c->m[1][0] * e0 + c->m[1][1] * e1 + c->m[1][2] * e2;
+        end[2][k] = u + c->m[2][0] * e0 + c->m[2][1] * e1 + c->m[2][2] * e2;
+    }
+#define YVV_AFTER(i) ((i) < n ? YVV_ROW(i) : end[(i) - n])
+    for (int i = n - 1; i >= 0; i--)
+        yvv_step(c, YVV_ROW(i), YVV_AFTER(i + 1), YVV_AFTER(i + 2), YVV_AFTER(i + 3), nb);
+#undef YVV_ROW
+#undef YVV_BEFORE
+#undef YVV_AFTER
+}
+
+/* The y pass on columns [x0, x0 + nb): a height x nb block, one lane per column. */
 static void yvv_columns(const pf_yvv *c, float *plane, int height, size_t stride, int x0, int nb,
                         double *blk)
 {
     for (int y = 0; y < height; y++)
         for (int k = 0; k < nb; k++)
             blk[(size_t)y * nb + k] = plane[(size_t)y * stride + (size_t)(x0 + k)];
-    double last[PF_GAUSS_BLOCK], s1[PF_GAUSS_BLOCK], s2[PF_GAUSS_BLOCK], s3[PF_GAUSS_BLOCK];
-    for (int k = 0; k < nb; k++) {
-        last[k] = blk[(size_t)(height - 1) * nb + k];
-        s1[k] = s2[k] = s3[k] = blk[k];
-    }
-    for (int y = 0; y < height; y++) {
-        double *r = blk + (size_t)y * nb;
-        for (int k = 0; k < nb; k++) {
-            double w = c->B * r[k] + c->a1 * s1[k] + c->a2 * s2[k] + c->a3 * s3[k];
-            r[k] = w;
-            s3[k] = s2[k];
-            s2[k] = s1[k];
-            s1[k] = w;
-        }
-    }
-    for (int k = 0; k < nb; k++) {
-        double u = last[k], e0 = s1[k] - u, e1 = s2[k] - u, e2 = s3[k] - u;
-        s1[k] = u + c->m[0][0] * e0 + c->m[0][1] * e1 + c->m[0][2] * e2;
-        s2[k] = u + c->m[1][0] * e0 + c->m[1][1] * e1 + c->m[1][2] * e2;
-        s3[k] = u + c->m[2][0] * e0 + c->m[2][1] * e1 + c->m[2][2] * e2;
-    }
-    for (int y = height - 1; y >= 0; y--) {
-        double *r = blk + (size_t)y * nb;
-        for (int k = 0; k < nb; k++) {
-            double v = c->B * r[k] + c->a1 * s1[k] + c->a2 * s2[k] + c->a3 * s3[k];
-            r[k] = v;
-            s3[k] = s2[k];
-            s2[k] = s1[k];
-            s1[k] = v;
-        }
-    }
+    yvv_block(c, blk, height, nb);
     for (int y = 0; y < height; y++)
         for (int k = 0; k < nb; k++)
             plane[(size_t)y * stride + (size_t)(x0 + k)] = (float)blk[(size_t)y * nb + k];
+}
+
+/* The x pass on rows [y0, y0 + nb): transposed into a width x nb block, one lane per row (one
+ * line at a time would wait on the recursion's latency at every sample). */
+static void yvv_rows(const pf_yvv *c, float *plane, int width, size_t stride, int y0, int nb,
+                     double *blk)
+{
+    for (int k = 0; k < nb; k++) {
+        const float *row = plane + (size_t)(y0 + k) * stride;
+        for (int x = 0; x < width; x++)
+            blk[(size_t)x * nb + k] = row[x];
+    }
+    yvv_block(c, blk, width, nb);
+    for (int k = 0; k < nb; k++) {
+        float *row = plane + (size_t)(y0 + k) * stride;
+        for (int x = 0; x < width; x++)
+            row[x] = (float)blk[(size_t)x * nb + k];
+    }
 }
 
 /* What the row and column tasks of one 2-D blur share. */
@@ -179,16 +209,19 @@ typedef struct gauss_job {
     size_t stride;
 } gauss_job;
 
-/* The x pass on rows [begin, end). */
+/* The x pass on row blocks [begin, end) of PF_GAUSS_ROWS rows. */
 static int32_t gauss_rows(void *closure, int32_t begin, int32_t end)
 {
     const gauss_job *j = closure;
-    double *buf = malloc(sizeof(double) * (size_t)j->width);
-    if (!buf)
+    double *blk = malloc(sizeof(double) * (size_t)j->width * PF_GAUSS_ROWS);
+    if (!blk)
         return -1;
-    for (int32_t y = begin; y < end; y++)
-        yvv_strided(&j->c, j->plane + (size_t)y * j->stride, j->width, 1, buf);
-    free(buf);
+    for (int32_t b = begin; b < end; b++) {
+        int y0 = b * PF_GAUSS_ROWS;
+        int nb = j->height - y0 < PF_GAUSS_ROWS ? j->height - y0 : PF_GAUSS_ROWS;
+        yvv_rows(&j->c, j->plane, j->width, j->stride, y0, nb, blk);
+    }
+    free(blk);
     return 0;
 }
 
@@ -214,7 +247,8 @@ int pf_gauss_iir_2d_par(float *plane, int width, int height, size_t stride, doub
     if (width <= 0 || height <= 0)
         return 0;
     gauss_job j = { .plane = plane, .width = width, .height = height, .stride = stride };
-    if (pf_gauss_yvv(sigma_x, &j.c) && pf_par_run(par, gauss_rows, &j, height) != 0)
+    int row_blocks = (height + PF_GAUSS_ROWS - 1) / PF_GAUSS_ROWS;
+    if (pf_gauss_yvv(sigma_x, &j.c) && pf_par_run(par, gauss_rows, &j, row_blocks) != 0)
         return -1;
     int blocks = (width + PF_GAUSS_BLOCK - 1) / PF_GAUSS_BLOCK;
     if (pf_gauss_yvv(sigma_y, &j.c) && pf_par_run(par, gauss_columns, &j, blocks) != 0)

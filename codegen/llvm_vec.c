@@ -692,6 +692,31 @@ static LLVMValueRef clamped_row_load(vec *v, const ir_expr *x, const vval *iv)
     return l;
 }
 
+/* A strided read whose dimensions >= 1 (uniform) need the boundary mode: their indices
+ * clamped as scalars, then the strided load, as clamped_row_load does for a contiguous read
+ * (the bilateral filter's taps on a grid with a spacing in x: the row y + r is clamped under
+ * the test on it), instead of a gather. */
+static bool clamped_strided_load(vec *v, const ir_expr *x, vval *iv, vval *out)
+{
+    emit *e = v->e;
+    const ir_buffer *buf = x->buf;
+    if ((x->clamp_mask & 1) || !vec_shuffle_strided(v, buf, iv))
+        return false;
+    vval cv[IR_MAX_DIMS];
+    LLVMValueRef inside = NULL;
+    for (int d = 0; d < buf->ndims; d++) {
+        cv[d] = iv[d];
+        if (d > 0 && ((x->clamp_mask >> d) & 1))
+            cv[d].v = em_boundary_index(e, buf, d, iv[d].v, &inside);
+    }
+    LLVMValueRef l = vec_strided_load_at(v, vec_lane0_ptr(v, buf, cv, NULL), (int)iv[0].stride);
+    if (inside)
+        l = LLVMBuildSelect(e->b, inside, l,
+                            splat(v, LLVMConstReal(e->t_f32, buf->constant_value)), "");
+    *out = vect(l);
+    return true;
+}
+
 static vval vload(vec *v, const ir_expr *x)
 {
     emit *e = v->e;
@@ -715,6 +740,8 @@ static vval vload(vec *v, const ir_expr *x)
     }
     vval r;
     if (!x->clamp_mask && vec_strided_load(v, x, iv, &r))
+        return r;
+    if (clamped_strided_load(v, x, iv, &r))
         return r;
     LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
     for (int d = 0; d < buf->ndims; d++)

@@ -55,6 +55,11 @@ bool vec_group_store(vec *v, const ir_stmt *s);
 /* Read x (indices iv) when its lanes are strided along one row (from a group, possibly
  * V_PERM, or loaded in dense chunks); false when x is not such a read. */
 bool vec_strided_load(vec *v, const ir_expr *x, vval *iv, vval *out);
+/* Whether a read with indices iv is one vec_strided_load_at can load: lanes at stride 2..4
+ * along dimension 0, the other dimensions uniform. */
+bool vec_shuffle_strided(const vec *v, const ir_buffer *buf, const vval *iv);
+/* The W lanes p[0], p[s], ..., p[(W - 1) s], loaded as dense chunks and shuffled. */
+LLVMValueRef vec_strided_load_at(vec *v, LLVMValueRef p, int s);
 /* A V_PERM vector's lanes in natural order. */
 LLVMValueRef vec_unpermute(vec *v, LLVMValueRef x);
 

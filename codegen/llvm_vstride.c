@@ -83,7 +83,7 @@ static LLVMValueRef chunk(vec *v, LLVMValueRef p, int c, int live)
 
 /* Lanes at stride s of one row from lane 0's element p: the elements from lane 0's to lane
  * W-1's, all inside the buffer because both ends are. */
-static LLVMValueRef strided_load(vec *v, LLVMValueRef p, int s)
+LLVMValueRef vec_strided_load_at(vec *v, LLVMValueRef p, int s)
 {
     emit *e = v->e;
     int W = v->W, n = (W - 1) * s + 1, chunks = (n + W - 1) / W;
@@ -112,7 +112,7 @@ static LLVMValueRef strided_load(vec *v, LLVMValueRef p, int s)
                                   LLVMConstVector(m, (unsigned)W), "");
 }
 
-static bool shuffle_strided(const vec *v, const ir_buffer *buf, const vval *iv)
+bool vec_shuffle_strided(const vec *v, const ir_buffer *buf, const vval *iv)
 {
     if (iv[0].kind != V_AFFINE || iv[0].stride < 2 || iv[0].stride > MAX_SHUFFLE_STRIDE ||
         v->W > 64)
@@ -593,9 +593,10 @@ bool vec_strided_load(vec *v, const ir_expr *x, vval *iv, vval *out)
             return true;
         }
     }
-    if (!shuffle_strided(v, x->buf, iv))
+    if (!vec_shuffle_strided(v, x->buf, iv))
         return false;
-    LLVMValueRef r = strided_load(v, vec_lane0_ptr(v, x->buf, iv, x->args), (int)iv[0].stride);
+    LLVMValueRef p = vec_lane0_ptr(v, x->buf, iv, x->args);
+    LLVMValueRef r = vec_strided_load_at(v, p, (int)iv[0].stride);
     *out = (vval){ V_VECTOR, r, 0 };
     return true;
 }

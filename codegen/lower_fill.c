@@ -130,19 +130,26 @@ static ir_expr *last_sample(fill_ctx *F, ir_expr *n, int s)
                    i32(F, s));
 }
 
-/* One sample row along x: x = x0 + k with x0 = x - x % sx up to the last sample (samples,
- * k = 0, are stored back unchanged), then copies of the last sample. */
+/* One sample row along x: per sample X with a next sample, the sx pixels from sx*X (the sample
+ * stored back unchanged, so that the sx stores of one X are a contiguous run per vector of X,
+ * interleaved by llvm_vstride.c, and its two samples strided loads), then copies of the last
+ * sample. (Vectorized over pixels instead, the samples x - x % sx and x - x % sx + sx of a
+ * pixel were two gathers per vector.) */
 static ir_stmt *x_row(fill_ctx *F, ir_expr *const *idx, int sx)
 {
     ir_func *f = F->c->f;
     ir_expr *last = last_sample(F, extent(F, 0), sx);
-    ir_var *x = var(F, "fx");
-    ir_expr *xr = ir_ref(f, x), *k = irf_bin(f, IR_MOD, xr, i32(F, sx));
-    ir_expr *x0 = irf_bin(f, IR_SUB, xr, k);
-    ir_expr *v = blend(F, at(F, idx, x0, NULL), at(F, idx, irf_bin(f, IR_ADD, x0, i32(F, sx)),
-                                                   NULL), k, sx);
-    v = irf_select(f, irf_bin(f, IR_EQ, k, i32(F, 0)), at(F, idx, xr, NULL), v);
-    ir_stmt *between = loop(F, x, i32(F, 0), last, IR_LOOP_VECTORIZED, put(F, idx, xr, NULL, v));
+    ir_var *x = var(F, "fX");
+    ir_expr *x0 = irf_bin(f, IR_MUL, ir_ref(f, x), i32(F, sx));
+    ir_expr *x1 = irf_bin(f, IR_ADD, x0, i32(F, sx));
+    ir_stmt **k_st = PF_NEW_ARRAY(f->arena, ir_stmt *, sx);
+    for (int k = 0; k < sx; k++) {
+        ir_expr *a = at(F, idx, x0, NULL);
+        ir_expr *v = k == 0 ? a : blend(F, a, at(F, idx, x1, NULL), i32(F, k), sx);
+        k_st[k] = put(F, idx, irf_bin(f, IR_ADD, x0, i32(F, k)), NULL, v);
+    }
+    ir_stmt *between = loop(F, x, i32(F, 0), irf_bin(f, IR_DIV, last, i32(F, sx)),
+                            IR_LOOP_VECTORIZED, ir_block(f, sx, k_st));
     ir_var *x2 = var(F, "fx");
     ir_stmt *after = loop(F, x2, irf_bin(f, IR_ADD, last, i32(F, 1)), extent(F, 0),
                           IR_LOOP_SERIAL,

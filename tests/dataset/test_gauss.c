@@ -181,7 +181,34 @@ static void test_gauss_zero_sigma_is_identity_and_step_works(void)
     pf_gauss_iir_2d(a, 1, 1, 1, 3.0, 3.0);
 }
 
+/* The 2-D blur filters each row and then each column exactly as the 1-D call does, bit for bit,
+ * whatever the plane's size against the blocks of rows and columns filtered together (sizes
+ * below, at and above them, a padded stride, one sigma per axis). */
+static void test_gauss_2d_is_lines_bit_for_bit(void)
+{
+    const int sizes[][2] = { { 1, 1 }, { 5, 3 }, { 33, 7 }, { 8, 8 }, { 70, 17 }, { 129, 41 } };
+    for (int t = 0; t < 6; t++) {
+        int w = sizes[t][0], h = sizes[t][1];
+        size_t stride = (size_t)w + 3, n = stride * (size_t)h;
+        float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        random_floats(a, (int)n, 11 + (uint64_t)t);
+        memcpy(b, a, n * sizeof *a);
+        pf_gauss_iir_2d(a, w, h, stride, 2.5, 6.0);
+        for (int y = 0; y < h; y++)
+            pf_gauss_iir_1d(b + (size_t)y * stride, w, 1, 2.5);
+        for (int x = 0; x < w; x++)
+            pf_gauss_iir_1d(b + x, h, stride, 6.0);
+        int same = 1;
+        for (int y = 0; y < h; y++)
+            same &= !memcmp(a + (size_t)y * stride, b + (size_t)y * stride, (size_t)w * sizeof *a);
+        CU_ASSERT(same);
+        free(a);
+        free(b);
+    }
+}
+
 PF_TEST_SUITE(gauss, PF_TEST(test_gauss_1d_matches_direct_interior),
               PF_TEST(test_gauss_1d_borders_replicated), PF_TEST(test_gauss_2d_matches_direct),
               PF_TEST(test_gauss_constant_stays_constant), PF_TEST(test_gauss_impulse_moments),
-              PF_TEST(test_gauss_zero_sigma_is_identity_and_step_works))
+              PF_TEST(test_gauss_zero_sigma_is_identity_and_step_works),
+              PF_TEST(test_gauss_2d_is_lines_bit_for_bit))
