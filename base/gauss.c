@@ -183,22 +183,33 @@ static void yvv_columns(const pf_yvv *c, float *plane, int height, size_t stride
             plane[(size_t)y * stride + (size_t)(x0 + k)] = (float)blk[(size_t)y * nb + k];
 }
 
-/* The x pass on rows [y0, y0 + nb): transposed into a width x nb block, one lane per row (one
+/* The x pass on rows y[0 .. nb): transposed into a width x nb block, one lane per row (one
  * line at a time would wait on the recursion's latency at every sample). */
-static void yvv_rows(const pf_yvv *c, float *plane, int width, size_t stride, int y0, int nb,
-                     double *blk)
+static void yvv_rows(const pf_yvv *c, float *plane, int width, size_t stride, const int *y,
+                     int nb, double *blk)
 {
     for (int k = 0; k < nb; k++) {
-        const float *row = plane + (size_t)(y0 + k) * stride;
+        const float *row = plane + (size_t)y[k] * stride;
         for (int x = 0; x < width; x++)
             blk[(size_t)x * nb + k] = row[x];
     }
     yvv_block(c, blk, width, nb);
     for (int k = 0; k < nb; k++) {
-        float *row = plane + (size_t)(y0 + k) * stride;
+        float *row = plane + (size_t)y[k] * stride;
         for (int x = 0; x < width; x++)
             row[x] = (float)blk[(size_t)x * nb + k];
     }
+}
+
+/* Whether a row is +0.0 everywhere: the filter gives +0.0 there again, bit for bit (every
+ * product with +0.0 is a signed zero, and +0.0 plus a signed zero is +0.0), so the x pass skips
+ * it. The rows between a grid's sample rows in a normalised convolution's planes are. */
+static int row_is_zero(const float *row, int width)
+{
+    int nonzero = 0;
+    for (int x = 0; x < width; x++)
+        nonzero |= row[x] != 0.0f || signbit(row[x]);
+    return !nonzero;
 }
 
 /* What the row and column tasks of one 2-D blur share. */
@@ -209,17 +220,23 @@ typedef struct gauss_job {
     size_t stride;
 } gauss_job;
 
-/* The x pass on row blocks [begin, end) of PF_GAUSS_ROWS rows. */
+/* The x pass on the rows of row blocks [begin, end) (PF_GAUSS_ROWS rows each), PF_GAUSS_ROWS
+ * rows that are not zero at a time. */
 static int32_t gauss_rows(void *closure, int32_t begin, int32_t end)
 {
     const gauss_job *j = closure;
     double *blk = malloc(sizeof(double) * (size_t)j->width * PF_GAUSS_ROWS);
     if (!blk)
         return -1;
-    for (int32_t b = begin; b < end; b++) {
-        int y0 = b * PF_GAUSS_ROWS;
-        int nb = j->height - y0 < PF_GAUSS_ROWS ? j->height - y0 : PF_GAUSS_ROWS;
-        yvv_rows(&j->c, j->plane, j->width, j->stride, y0, nb, blk);
+    int y1 = end * PF_GAUSS_ROWS < j->height ? end * PF_GAUSS_ROWS : j->height;
+    int rows[PF_GAUSS_ROWS], nb = 0;
+    for (int y = begin * PF_GAUSS_ROWS; y < y1; y++) {
+        if (!row_is_zero(j->plane + (size_t)y * j->stride, j->width))
+            rows[nb++] = y;
+        if (nb == PF_GAUSS_ROWS || (nb > 0 && y == y1 - 1)) {
+            yvv_rows(&j->c, j->plane, j->width, j->stride, rows, nb, blk);
+            nb = 0;
+        }
     }
     free(blk);
     return 0;

@@ -183,7 +183,8 @@ static void test_gauss_zero_sigma_is_identity_and_step_works(void)
 
 /* The 2-D blur filters each row and then each column exactly as the 1-D call does, bit for bit,
  * whatever the plane's size against the blocks of rows and columns filtered together (sizes
- * below, at and above them, a padded stride, one sigma per axis). */
+ * below, at and above them, a padded stride, one sigma per axis), and whether rows are +0.0
+ * (skipped by the x pass), -0.0 (not skipped) or neither. */
 static void test_gauss_2d_is_lines_bit_for_bit(void)
 {
     const int sizes[][2] = { { 1, 1 }, { 5, 3 }, { 33, 7 }, { 8, 8 }, { 70, 17 }, { 129, 41 } };
@@ -192,6 +193,9 @@ static void test_gauss_2d_is_lines_bit_for_bit(void)
         size_t stride = (size_t)w + 3, n = stride * (size_t)h;
         float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
         random_floats(a, (int)n, 11 + (uint64_t)t);
+        for (int y = 1; y < h; y += 3)  /* rows between sample rows, and one of -0.0 */
+            for (int x = 0; x < w; x++)
+                a[(size_t)y * stride + (size_t)x] = y == 4 ? -0.0f : 0.0f;
         memcpy(b, a, n * sizeof *a);
         pf_gauss_iir_2d(a, w, h, stride, 2.5, 6.0);
         for (int y = 0; y < h; y++)
