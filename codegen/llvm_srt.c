@@ -103,7 +103,7 @@ void em_stage_rt(emit *e, const ir_stmt *s)
                                  em_expr(e, a[6]), em_expr(e, a[7]), data(e, s, 1),
                                  data(e, s, 2) };
         LLVMTypeRef ps[9] = { P, P, P, I, I, F, F, P, P };
-        call_checked(e, "pf_srt_importance_mask", ps, 9, args);
+        call_checked(e, "pf_rt_importance_mask_threaded", ps, 9, args);
         return;
     }
     case IR_RT_ADAPTIVE_COARSE: {

@@ -316,7 +316,7 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
         out[0].label = st->name;
         return n;
     }
-    if (g->vectorize > 1 && !ns->mask && !st->serial && ids[n - 1] == 0) {
+    if (g->vectorize > 1 && !st->serial && ids[n - 1] == 0) {
         out[n - 1].kind = IR_LOOP_VECTORIZED;
         out[n - 1].width = g->vectorize;
     }

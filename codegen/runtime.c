@@ -71,6 +71,14 @@ int32_t pf_rt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, cons
     return pf_srt_reconstruct_par(view, spec, mask, aux, pf_rt_parallel_for);
 }
 
+int32_t pf_rt_importance_mask_threaded(const pf_buffer *ref, const int64_t *lo,
+                                       const int64_t *step, int32_t n1, int32_t n2, float frac,
+                                       float sigma_imp, float *mask, float *remapped)
+{
+    return pf_srt_importance_mask_par(ref, lo, step, n1, n2, frac, sigma_imp, mask, remapped,
+                                      pf_rt_parallel_for);
+}
+
 int32_t pf_rt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                             const int64_t *step, const pf_buffer *ref, int32_t c0)
 {
@@ -274,10 +282,10 @@ const pf_rt_symbol *pf_rt_symbols(int *count)
         { "pf_rt_noise", (void *)pf_rt_noise },
         { "pf_rt_perf_hash", (void *)pf_rt_perf_hash },
         { "pf_rt_parallel_for", (void *)pf_rt_parallel_for },
-        { "pf_srt_importance_mask", (void *)pf_srt_importance_mask },
         { "pf_srt_adaptive_coarse", (void *)pf_srt_adaptive_coarse },
         { "pf_srt_adaptive_refine", (void *)pf_srt_adaptive_refine },
         { "pf_rt_reconstruct", (void *)pf_rt_reconstruct },
+        { "pf_rt_importance_mask_threaded", (void *)pf_rt_importance_mask_threaded },
         { "pf_rt_copy_channels", (void *)pf_rt_copy_channels },
     };
     *count = (int)(sizeof syms / sizeof *syms);

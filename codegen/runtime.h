@@ -24,14 +24,17 @@ void pf_rt_set_poison(bool on);
 /* Zeroes the elements of an N-D strided buffer (padding untouched). */
 void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const int64_t *stride);
 
-/* What the JIT's code calls: the zeroing, and the stage runtime's store reconstruction and
- * channel copy (reconstruct/stage_rt.h), split across the thread pool by rows. C source
+/* What the JIT's code calls: the zeroing, the stage runtime's store reconstruction, importance
+ * mask and channel copy (reconstruct/stage_rt.h), split across the thread pool by rows. C source
  * (cgen.c) calls the serial ones: its loops are serial, and a C variant is a shared object
  * that is unloaded, which must not leave pool threads of its own behind. */
 void pf_rt_zero_buffer_threaded(float *data, int32_t ndims, const int64_t *extent,
                                 const int64_t *stride);
 int32_t pf_rt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
                           const float *aux);
+int32_t pf_rt_importance_mask_threaded(const pf_buffer *ref, const int64_t *lo,
+                                       const int64_t *step, int32_t n1, int32_t n2, float frac,
+                                       float sigma_imp, float *mask, float *remapped);
 int32_t pf_rt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                             const int64_t *step, const pf_buffer *ref, int32_t c0);
 

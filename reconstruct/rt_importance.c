@@ -43,6 +43,12 @@ static void floor_map(float *map, size_t n)
 
 int pf_rt_importance_map(const float *ref, int w, int h, size_t stride, double sigma, float *map)
 {
+    return pf_rt_importance_map_par(ref, w, h, stride, sigma, map, NULL);
+}
+
+int pf_rt_importance_map_par(const float *ref, int w, int h, size_t stride, double sigma,
+                             float *map, pf_par_for par)
+{
     if (!ref || !map || w <= 0 || h <= 0 || stride < (size_t)w || !(sigma > 0.0) ||
         !isfinite(sigma))
         return PF_RT_EINVAL;
@@ -52,7 +58,7 @@ int pf_rt_importance_map(const float *ref, int w, int h, size_t stride, double s
         return PF_RT_ENOMEM;
     for (int y = 0; y < h; y++)
         memcpy(blur + (size_t)y * (size_t)w, ref + (size_t)y * stride, (size_t)w * sizeof *blur);
-    pf_gauss_iir_2d(blur, w, h, (size_t)w, sigma, sigma);
+    pf_gauss_iir_2d_par(blur, w, h, (size_t)w, sigma, sigma, par);
     for (int y = 0; y < h; y++) {
         const float *in = ref + (size_t)y * stride;
         const float *b = blur + (size_t)y * (size_t)w;
@@ -61,7 +67,7 @@ int pf_rt_importance_map(const float *ref, int w, int h, size_t stride, double s
             o[x] = fabsf(b[x] - in[x]);
     }
     free(blur);
-    pf_gauss_iir_2d(map, w, h, (size_t)w, sigma, sigma);
+    pf_gauss_iir_2d_par(map, w, h, (size_t)w, sigma, sigma, par);
     floor_map(map, n);
     return PF_RT_OK;
 }

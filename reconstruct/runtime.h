@@ -76,6 +76,9 @@ int pf_rt_grid_nearest(float *data, int ndims, const int64_t *extent, const int6
  * PF_RT_IMPORTANCE_FLOOR * mean; a map that is 0 everywhere (flat image) becomes 1 everywhere.
  * map is w * h (row stride w). */
 int pf_rt_importance_map(const float *ref, int w, int h, size_t stride, double sigma, float *map);
+/* The same, its two Gaussians split across threads (base/par.h; NULL: serial), bit-identical. */
+int pf_rt_importance_map_par(const float *ref, int w, int h, size_t stride, double sigma,
+                             float *map, pf_par_for par);
 
 /* Appendix A: finds the scale s with sum_i min(s*v_i, 1) = frac*n from a histogram of
  * PF_RT_REMAP_BINS bins over [0, max v] (bin centres x_k, cumulative H_k and X_k,

@@ -173,6 +173,14 @@ int pf_srt_importance_mask(const pf_buffer *ref, const int64_t *lo, const int64_
                            int32_t n1, int32_t n2, float frac, float sigma_imp, float *mask,
                            float *remapped)
 {
+    return pf_srt_importance_mask_par(ref, lo, step, n1, n2, frac, sigma_imp, mask, remapped,
+                                      NULL);
+}
+
+int pf_srt_importance_mask_par(const pf_buffer *ref, const int64_t *lo, const int64_t *step,
+                               int32_t n1, int32_t n2, float frac, float sigma_imp, float *mask,
+                               float *remapped, pf_par_for par)
+{
     if (!buffer_ok(ref) || !lo || !step || !mask || !plane_ok(n1, n2) ||
         !(frac > 0.0f && frac <= 1.0f) || !(sigma_imp > 0.0f) || !isfinite(sigma_imp))
         return PF_RT_EINVAL;
@@ -182,7 +190,8 @@ int pf_srt_importance_mask(const pf_buffer *ref, const int64_t *lo, const int64_
     int rc = PF_RT_ENOMEM;
     if (r0 && map && m8) {
         sample_reference(ref, lo, step, n1, n2, r0);
-        rc = pf_rt_importance_map(r0, n1, n2, (size_t)n1, (double)sigma_imp * (double)n2, map);
+        rc = pf_rt_importance_map_par(r0, n1, n2, (size_t)n1, (double)sigma_imp * (double)n2,
+                                      map, par);
         if (rc == PF_RT_OK)
             rc = pf_rt_importance_mask(map, n1, n2, frac, PF_RT_DITHER_OSTROMOUKHOV, m8,
                                        remapped, NULL);

@@ -36,6 +36,11 @@
 int pf_srt_importance_mask(const pf_buffer *ref, const int64_t *lo, const int64_t *step,
                            int32_t n1, int32_t n2, float frac, float sigma_imp, float *mask,
                            float *remapped);
+/* The same, the map's Gaussians split across threads (par; the remapping and the error
+ * diffusion stay serial), bit-identical. */
+int pf_srt_importance_mask_par(const pf_buffer *ref, const int64_t *lo, const int64_t *step,
+                               int32_t n1, int32_t n2, float frac, float sigma_imp, float *mask,
+                               float *remapped, pf_par_for par);
 
 /* Adaptive sampling's first pass: mask := 2 at pf_rt_adaptive_coarse's samples, 0 elsewhere. */
 int pf_srt_adaptive_coarse(int32_t n1, int32_t n2, int32_t k, float *mask);

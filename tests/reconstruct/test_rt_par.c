@@ -1,8 +1,9 @@
 /* The kernels split across threads (base/par.h) give bit for bit what they give serially: the
  * recursive Gaussian, the gaussian, gaussian-sv and nearest reconstructions (with their
- * fallbacks), and the stage runtime's reconstruction and channel copy, each run serially, with
- * a splitter that runs one-iteration chunks in reverse order (a kernel whose iterations depend
- * on each other breaks there), and with three real threads taking interleaved chunks. */
+ * fallbacks), and the stage runtime's reconstruction, channel copy and importance mask, each run
+ * serially, with a splitter that runs one-iteration chunks in reverse order (a kernel whose
+ * iterations depend on each other breaks there), and with three real threads taking
+ * interleaved chunks. */
 #include "base/gauss.h"
 #include "reconstruct/runtime.h"
 #include "reconstruct/stage_rt.h"
@@ -157,5 +158,29 @@ static void test_stage_runtime_split_bit_identical(void)
     free(ref);
 }
 
+/* Importance sampling's mask (its map's two Gaussians split) and remapped density. */
+static void test_importance_mask_split_bit_identical(void)
+{
+    float *ref = image(13);
+    pf_buffer rbuf = { ref, 3, { W, H, C }, { 1, W, (int64_t)W * H } };
+    int64_t lo[2] = { 0, 0 }, step[2] = { 1, 1 };
+    float *want = malloc(sizeof *want * W * H), *want_m = malloc(sizeof *want_m * W * H);
+    CU_ASSERT_EQUAL_FATAL(pf_srt_importance_mask_par(&rbuf, lo, step, W, H, 0.2f, 0.05f, want,
+                                                     want_m, NULL), 0);
+    for (int s = 0; s < 2; s++) {
+        float *got = malloc(sizeof *got * W * H), *got_m = malloc(sizeof *got_m * W * H);
+        CU_ASSERT_EQUAL(pf_srt_importance_mask_par(&rbuf, lo, step, W, H, 0.2f, 0.05f, got,
+                                                   got_m, splitters[s]), 0);
+        CU_ASSERT(memcmp(got, want, sizeof *got * W * H) == 0);
+        CU_ASSERT(memcmp(got_m, want_m, sizeof *got_m * W * H) == 0);
+        free(got);
+        free(got_m);
+    }
+    free(want);
+    free(want_m);
+    free(ref);
+}
+
 PF_TEST_SUITE(reconstruct_par, PF_TEST(test_kernels_split_bit_identical),
-              PF_TEST(test_stage_runtime_split_bit_identical))
+              PF_TEST(test_stage_runtime_split_bit_identical),
+              PF_TEST(test_importance_mask_split_bit_identical))
