@@ -17,7 +17,7 @@
 int pf_gauss_iir_2d(float *plane, int width, int height, size_t stride, double sigma_x,
                     double sigma_y);
 
-/* The same, its x pass split across threads by blocks of 8 rows and its y pass by blocks of 32
+/* The same, its x pass split across threads by blocks of 16 rows and its y pass by blocks of 32
  * columns (base/par.h; NULL: serial). Each row and column is filtered exactly as
  * pf_gauss_iir_1d filters it, so the result is bit-identical at any thread count. */
 int pf_gauss_iir_2d_par(float *plane, int width, int height, size_t stride, double sigma_x,
