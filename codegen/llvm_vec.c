@@ -32,6 +32,7 @@ typedef struct uniformity {
     const ir_var *lane;
     const char *inside;  /* by var id: defined in the body */
     char *uniform;       /* by var id: a let, mutable or loop variable of the body, uniform */
+    int *decl_depth;     /* by var id: lane-varying conditions around the mutable's declaration */
     bool changed;
 } uniformity;
 
@@ -65,35 +66,42 @@ static void demote(uniformity *u, const ir_var *var)
     }
 }
 
-/* One pass over s; `varying`: under a condition that differs between lanes. */
-static void uniform_stmt(uniformity *u, const ir_stmt *s, bool varying)
+/* One pass over s; `depth`: how many conditions that differ between lanes are around it. A
+ * mutable assigned under more of them than its declaration is not the same in all lanes; one
+ * declared under them (a window counter inside a masked pass's `if (mask == ...)`) may be: the
+ * lanes where they are false never see it. */
+static void uniform_stmt(uniformity *u, const ir_stmt *s, int depth)
 {
     if (!s)
         return;
     switch (s->kind) {
     case IR_S_BLOCK:
         for (int i = 0; i < s->n; i++)
-            uniform_stmt(u, s->body[i], varying);
+            uniform_stmt(u, s->body[i], depth);
         return;
     case IR_S_LET:
         if (!uniform_expr(u, s->value))
             demote(u, s->var);
         return;
     case IR_S_DECL:
+        u->decl_depth[s->var->id] = depth;
+        if (!uniform_expr(u, s->value))
+            demote(u, s->var);
+        return;
     case IR_S_ASSIGN:
-        if (varying || !uniform_expr(u, s->value))
+        if (depth > u->decl_depth[s->var->id] || !uniform_expr(u, s->value))
             demote(u, s->var);
         return;
     case IR_S_IF: {
-        bool v = varying || !uniform_expr(u, s->cond);
-        uniform_stmt(u, s->then_s, v);
-        uniform_stmt(u, s->else_s, v);
+        int d = depth + !uniform_expr(u, s->cond);
+        uniform_stmt(u, s->then_s, d);
+        uniform_stmt(u, s->else_s, d);
         return;
     }
     case IR_S_FOR:
         if (!uniform_expr(u, s->lo) || !uniform_expr(u, s->hi) || !uniform_expr(u, s->step))
             demote(u, s->var);
-        uniform_stmt(u, s->then_s, varying);
+        uniform_stmt(u, s->then_s, depth);
         return;
     case IR_S_ARRAY_DECL:  /* elements are vectors (uniform_expr looks at the kind anyway) */
         u->uniform[s->var->id] = 0;
@@ -111,11 +119,13 @@ static void uniform_vars(const ir_stmt *body, const ir_var *lane, const char *in
 {
     for (int i = 0; i <= n_vars; i++)
         uniform[i] = inside[i];
-    uniformity u = { lane, inside, uniform, true };
+    int *decl_depth = pf_xcalloc((size_t)n_vars + 1, sizeof *decl_depth);
+    uniformity u = { lane, inside, uniform, decl_depth, true };
     while (u.changed) {
         u.changed = false;
-        uniform_stmt(&u, body, false);
+        uniform_stmt(&u, body, 0);
     }
+    free(decl_depth);
 }
 
 /* Whether a median is computed in s (its vector form is a large selection network). */
@@ -1110,7 +1120,7 @@ bool em_can_vectorize(emit *e, const ir_stmt *s)
         return false;
     char *inside = pf_xcalloc((size_t)e->irf->n_vars + 1, 1);
     char *uniform = body_uniform(e, s, inside);
-    uniformity u = { s->var, inside, uniform, false };
+    uniformity u = { s->var, inside, uniform, NULL, false };  /* decl_depth: unused here */
     bool ok = supported_stmt(s->then_s, &u);
     free(inside);
     free(uniform);
