@@ -683,35 +683,25 @@ static bool contiguous(const ir_buffer *buf, const vval *iv, uint8_t mask)
     return true;
 }
 
-/* A contiguous read whose dimensions >= 1 (uniform) need the boundary mode: their indices
- * clamped as scalars, then one vector load (a row of the window at the image's top or bottom
- * edge), instead of a gather. */
+/* A read of buf as the lanes of l, where `inside` (a constant boundary; NULL otherwise) says
+ * whether its indices were in range: the constant where they were not. */
+static LLVMValueRef or_constant(vec *v, const ir_buffer *buf, LLVMValueRef inside, LLVMValueRef l)
+{
+    if (!inside)
+        return l;
+    return LLVMBuildSelect(v->e->b, inside, l,
+                           splat(v, LLVMConstReal(v->e->t_f32, buf->constant_value)), "");
+}
+
+/* A read along one row, contiguous or strided (lanes 2..4 apart: llvm_vstride.c), whose
+ * dimensions >= 1 (uniform) need the boundary mode: their indices clamped as scalars, then one
+ * vector load or the strided chunks, instead of a gather (a row of the window at the image's
+ * top or bottom edge; the bilateral filter's taps on a grid with a spacing in x, whose row
+ * y + r is clamped under the test on it). */
 static LLVMValueRef clamped_row_load(vec *v, const ir_expr *x, const vval *iv)
 {
     emit *e = v->e;
     const ir_buffer *buf = x->buf;
-    LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
-    for (int d = 0; d < buf->ndims; d++)
-        idx[d] = d > 0 && ((x->clamp_mask >> d) & 1)
-                     ? em_boundary_index(e, buf, d, iv[d].v, &inside) : iv[d].v;
-    LLVMValueRef l = LLVMBuildLoad2(e->b, vec_type(v, IR_F32), em_element_ptr(e, buf, idx), "");
-    LLVMSetAlignment(l, 4);
-    if (inside)  /* a constant boundary: the row is outside, every lane the constant */
-        l = LLVMBuildSelect(e->b, inside, l,
-                            splat(v, LLVMConstReal(e->t_f32, buf->constant_value)), "");
-    return l;
-}
-
-/* A strided read whose dimensions >= 1 (uniform) need the boundary mode: their indices
- * clamped as scalars, then the strided load, as clamped_row_load does for a contiguous read
- * (the bilateral filter's taps on a grid with a spacing in x: the row y + r is clamped under
- * the test on it), instead of a gather. */
-static bool clamped_strided_load(vec *v, const ir_expr *x, vval *iv, vval *out)
-{
-    emit *e = v->e;
-    const ir_buffer *buf = x->buf;
-    if ((x->clamp_mask & 1) || !vec_shuffle_strided(v, buf, iv))
-        return false;
     vval cv[IR_MAX_DIMS];
     LLVMValueRef inside = NULL;
     for (int d = 0; d < buf->ndims; d++) {
@@ -719,12 +709,14 @@ static bool clamped_strided_load(vec *v, const ir_expr *x, vval *iv, vval *out)
         if (d > 0 && ((x->clamp_mask >> d) & 1))
             cv[d].v = em_boundary_index(e, buf, d, iv[d].v, &inside);
     }
-    LLVMValueRef l = vec_strided_load_at(v, vec_lane0_ptr(v, buf, cv, NULL), (int)iv[0].stride);
-    if (inside)
-        l = LLVMBuildSelect(e->b, inside, l,
-                            splat(v, LLVMConstReal(e->t_f32, buf->constant_value)), "");
-    *out = vect(l);
-    return true;
+    LLVMValueRef p = vec_lane0_ptr(v, buf, cv, NULL), l;
+    if (iv[0].stride == 1) {
+        l = LLVMBuildLoad2(e->b, vec_type(v, IR_F32), p, "");
+        LLVMSetAlignment(l, 4);
+    } else {
+        l = vec_strided_load_at(v, p, (int)iv[0].stride);
+    }
+    return or_constant(v, buf, inside, l);
 }
 
 static vval vload(vec *v, const ir_expr *x)
@@ -751,16 +743,12 @@ static vval vload(vec *v, const ir_expr *x)
     vval r;
     if (!x->clamp_mask && vec_strided_load(v, x, iv, &r))
         return r;
-    if (clamped_strided_load(v, x, iv, &r))
-        return r;
+    if (!(x->clamp_mask & 1) && vec_shuffle_strided(v, buf, iv))
+        return vect(clamped_row_load(v, x, iv));
     LLVMValueRef idx[IR_MAX_DIMS], inside = NULL;
     for (int d = 0; d < buf->ndims; d++)
         idx[d] = vindex(v, buf, d, iv[d], (x->clamp_mask >> d) & 1, &inside);
-    LLVMValueRef g = gather(v, buf, idx);
-    if (inside)
-        g = LLVMBuildSelect(e->b, inside, g,
-                            splat(v, LLVMConstReal(e->t_f32, buf->constant_value)), "");
-    return vect(g);
+    return vect(or_constant(v, buf, inside, gather(v, buf, idx)));
 }
 
 static vval vaload(vec *v, const ir_expr *x)
