@@ -23,9 +23,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static char host_cpu[256];
+
+/* The CPU family of an AMD x86 processor (0 on other vendors and architectures). */
+static unsigned amd_family(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541u /* "Auth" */ ||
+        !__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    unsigned base = (a >> 8) & 0xfu;
+    return base == 0xfu ? base + ((a >> 20) & 0xffu) : base;
+#else
+    return 0;
+#endif
+}
 
 static void init_llvm(void)
 {
@@ -43,6 +61,13 @@ static void init_llvm(void)
     char *cpu = LLVMGetHostCPUName();
     snprintf(host_cpu, sizeof host_cpu, "%s", cpu);
     LLVMDisposeMessage(cpu);
+    /* LLVM 16 predates AMD's Zen 5 (family 1Ah) and names it "generic": no scheduling model,
+     * and pf_jit_wide_float_lanes took it for a CPU that should keep to 256-bit vectors, so
+     * variants vectorized 8-wide instead of 16 and their outputs differed from a Zen 4's in the
+     * last ulp (search_hashes). Zen 5 runs every instruction Zen 4 does, so it gets Zen 4's
+     * name; the features still come from LLVMGetHostCPUFeatures. */
+    if (!strcmp(host_cpu, "generic") && amd_family() >= 0x1a)
+        snprintf(host_cpu, sizeof host_cpu, "znver4");
 }
 
 void jit_init_llvm(void)
@@ -94,14 +119,14 @@ LLVMTargetMachineRef jit_host_machine(int opt_level, bool object, pf_error *err)
         LLVMDisposeMessage(triple);
         return NULL;
     }
-    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+    char *features = LLVMGetHostCPUFeatures();
+    const char *cpu = pf_jit_host_cpu();
     LLVMCodeGenOptLevel lvl = opt_level >= 3 ? LLVMCodeGenLevelAggressive
                             : opt_level == 0 ? LLVMCodeGenLevelNone : LLVMCodeGenLevelDefault;
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
         target, triple, cpu, features, lvl, object ? LLVMRelocPIC : LLVMRelocDefault,
         object ? LLVMCodeModelDefault : LLVMCodeModelJITDefault);
     LLVMDisposeMessage(triple);
-    LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
     return tm;
 }

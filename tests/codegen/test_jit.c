@@ -5,10 +5,14 @@
  * parallel loop's chunk; LLVM's code pages dropped from the resident set after a compile. */
 #include "base/fileio.h"
 #include "base/resident.h"
+#include "codegen/jit.h"
 #include "codegen/llvm_recip.h"
 #include "tests/codegen/codegen_util.h"
 #include "tests/harness/harness.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <llvm-c/Analysis.h>
 #include <llvm-c/IRReader.h>
 #include <stdio.h>
@@ -365,9 +369,33 @@ static void test_drop_code_pages(void)
     pf_program_free(prog);
 }
 
+/* The host CPU the JIT tunes for, checked against CPUID read here. LLVM 16 names AMD's Zen 5
+ * "generic"; the JIT then vectorized 8-wide instead of 16 and its outputs differed from a Zen 4's
+ * in the last ulp (search_hashes failed on a Zen 5 host). Every AMD CPU with AVX-512 is a Zen 4
+ * or newer: the JIT must name a znver CPU and use 16 float lanes there. */
+static void test_host_cpu_named(void)
+{
+    const char *cpu = pf_jit_host_cpu();
+    CU_ASSERT(cpu[0] != 0);
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    int amd = __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u; /* "AuthenticAMD" */
+    int avx512f = __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b >> 16 & 1u);
+    printf("\n    host CPU %s, %d float lanes", cpu, pf_jit_wide_float_lanes());
+    if (!amd || !avx512f) {
+        printf(" (SKIP: not an AMD CPU with AVX-512; nothing more to check)");
+        return;
+    }
+    CU_ASSERT_EQUAL(strncmp(cpu, "znver", 5), 0);
+    CU_ASSERT_EQUAL(pf_jit_wide_float_lanes(), 16);
+#else
+    printf("\n    SKIP: not an x86 host (CPU %s)", cpu);
+#endif
+}
+
 PF_TEST_SUITE(codegen_jit, PF_TEST(test_pass_list_matches_llvm_o3),
               PF_TEST(test_opt_levels_agree), PF_TEST(test_phase_times),
               PF_TEST(test_fp_contract), PF_TEST(test_reciprocals_rewrite),
               PF_TEST(test_cold_functions), PF_TEST(test_table_gather),
               PF_TEST(test_fast_math), PF_TEST(test_chunk_loop_not_unrolled),
-              PF_TEST(test_drop_code_pages))
+              PF_TEST(test_drop_code_pages), PF_TEST(test_host_cpu_named))
