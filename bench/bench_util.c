@@ -130,6 +130,7 @@ double bench_max_diff(const pf_image *a, const pf_image *b, int x0, int y0, int 
 
 int bench_prog_load(bench_prog *bp, const char *path, pf_error *err)
 {
+    *bp = (bench_prog){ 0 };  /* no plans yet, whatever the caller's memory held */
     bp->prog = pf_load_program(path, err);
     if (!bp->prog)
         return -1;
