@@ -18,10 +18,12 @@ static const ir_serial_reason reasons[IR_SERIAL_COUNT] = {
                             "cell keys are found unordered when it runs)" },
     [IR_SERIAL_DITHER] = { "dither", true,
                            "importance sampling's mask: Ostromoukhov error diffusion carries "
-                           "each pixel's error to the next ones in scan order" },
+                           "each pixel's error to the next ones in scan order (the importance "
+                           "map's Gaussians before it are split by rows)" },
     [IR_SERIAL_ADAPTIVE] = { "adaptive-mask", true,
-                             "adaptive sampling's masks: the refinement ranks every block of "
-                             "the image against the others to pick the fraction to refine" },
+                             "adaptive sampling's refinement: it ranks every block of the "
+                             "image against the others to pick the fraction to refine (the "
+                             "coarse mask, the priorities and the outputs are split by rows)" },
     [IR_SERIAL_GRID_ND] = { "grid-nd", false,
                             "a grid fill codegen/lower_fill.c does not lower (a one-variable "
                             "stage over a larger image, spacing beyond the second variable, a "
@@ -39,6 +41,7 @@ bool ir_rt_threaded(const ir_stmt *s)
     switch (s->rt) {
     case IR_RT_ZERO_BUFFER:
     case IR_RT_COPY_CHANNELS:
+    case IR_RT_ADAPTIVE_COARSE:
         return true;
     case IR_RT_RECONSTRUCT: {
         /* args after the view: sample, recon (lower_stage.c emit_reconstruct) */

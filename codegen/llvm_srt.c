@@ -110,14 +110,14 @@ void em_stage_rt(emit *e, const ir_stmt *s)
         LLVMValueRef args[4] = { em_expr(e, a[0]), em_expr(e, a[1]), em_expr(e, a[2]),
                                  data(e, s, 0) };
         LLVMTypeRef ps[4] = { I, I, I, P };
-        call_checked(e, "pf_srt_adaptive_coarse", ps, 4, args);
+        call_checked(e, "pf_rt_adaptive_coarse_threaded", ps, 4, args);
         return;
     }
     case IR_RT_ADAPTIVE_REFINE: {
         LLVMValueRef args[5] = { em_view(e, s->bufs[0], a, k), em_expr(e, a[3 * k]),
                                  em_expr(e, a[3 * k + 1]), data(e, s, 1), data(e, s, 2) };
         LLVMTypeRef ps[5] = { P, I, F, P, P };
-        call_checked(e, "pf_srt_adaptive_refine", ps, 5, args);
+        call_checked(e, "pf_rt_adaptive_refine_threaded", ps, 5, args);
         return;
     }
     case IR_RT_RECONSTRUCT: {

@@ -541,9 +541,7 @@ static ir_stmt *coarse_mask(lower_ctx *c, const pf_stage *st, ir_buffer *mask, i
     if (lower_exec(c, st->index)->gpu)
         return lower_gpu_coarse_mask(c, mask, n1, n2, k);
     ir_expr *args[3] = { n1, n2, ir_const_i32(c->f, k) };
-    ir_stmt *s = ir_rtcall(c->f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args);
-    s->serial_why = IR_SERIAL_ADAPTIVE;
-    return s;
+    return ir_rtcall(c->f, IR_RT_ADAPTIVE_COARSE, 1, &mask, 3, args);
 }
 
 /* Adaptive: coarse pass, refinement, fine pass, reconstruction; importance: mask, one pass,

@@ -79,6 +79,17 @@ int32_t pf_rt_importance_mask_threaded(const pf_buffer *ref, const int64_t *lo,
                                       pf_rt_parallel_for);
 }
 
+int32_t pf_rt_adaptive_coarse_threaded(int32_t n1, int32_t n2, int32_t k, float *mask)
+{
+    return pf_srt_adaptive_coarse_par(n1, n2, k, mask, pf_rt_parallel_for);
+}
+
+int32_t pf_rt_adaptive_refine_threaded(const pf_buffer *view, int32_t k, float frac, float *mask,
+                                       float *is_fine)
+{
+    return pf_srt_adaptive_refine_par(view, k, frac, mask, is_fine, pf_rt_parallel_for);
+}
+
 int32_t pf_rt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                             const int64_t *step, const pf_buffer *ref, int32_t c0)
 {
@@ -282,8 +293,8 @@ const pf_rt_symbol *pf_rt_symbols(int *count)
         { "pf_rt_noise", (void *)pf_rt_noise },
         { "pf_rt_perf_hash", (void *)pf_rt_perf_hash },
         { "pf_rt_parallel_for", (void *)pf_rt_parallel_for },
-        { "pf_srt_adaptive_coarse", (void *)pf_srt_adaptive_coarse },
-        { "pf_srt_adaptive_refine", (void *)pf_srt_adaptive_refine },
+        { "pf_rt_adaptive_coarse_threaded", (void *)pf_rt_adaptive_coarse_threaded },
+        { "pf_rt_adaptive_refine_threaded", (void *)pf_rt_adaptive_refine_threaded },
         { "pf_rt_reconstruct", (void *)pf_rt_reconstruct },
         { "pf_rt_importance_mask_threaded", (void *)pf_rt_importance_mask_threaded },
         { "pf_rt_copy_channels", (void *)pf_rt_copy_channels },

@@ -25,7 +25,7 @@ void pf_rt_set_poison(bool on);
 void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const int64_t *stride);
 
 /* What the JIT's code calls: the zeroing, the stage runtime's store reconstruction, importance
- * mask and channel copy (reconstruct/stage_rt.h), split across the thread pool by rows. C source
+ * and adaptive masks and channel copy (reconstruct/stage_rt.h), split across the thread pool by rows. C source
  * (cgen.c) calls the serial ones: its loops are serial, and a C variant is a shared object
  * that is unloaded, which must not leave pool threads of its own behind. */
 void pf_rt_zero_buffer_threaded(float *data, int32_t ndims, const int64_t *extent,
@@ -37,6 +37,9 @@ int32_t pf_rt_importance_mask_threaded(const pf_buffer *ref, const int64_t *lo,
                                        float sigma_imp, float *mask, float *remapped);
 int32_t pf_rt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                             const int64_t *step, const pf_buffer *ref, int32_t c0);
+int32_t pf_rt_adaptive_coarse_threaded(int32_t n1, int32_t n2, int32_t k, float *mask);
+int32_t pf_rt_adaptive_refine_threaded(const pf_buffer *view, int32_t k, float frac, float *mask,
+                                       float *is_fine);
 
 /* Sorts v[0 .. n-1] as the language defines it: a stable insertion sort by `<` (the same
  * sequence as the interpreter's, NaNs included). */

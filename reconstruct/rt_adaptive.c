@@ -32,36 +32,68 @@ typedef struct ad_sel {
     const double *prio; /* per tile, finite and >= 0 */
 } ad_sel;
 
-int pf_rt_adaptive_coarse(int w, int h, int k, uint8_t *mask, size_t *count)
+void pf_rt_adaptive_coarse_lines(int extent, int k, uint8_t *line)
+{
+    memset(line, 0, (size_t)extent);
+    for (int i = 0, n = (extent + k - 1) / k; i < n; i++)
+        line[pf_rt_adaptive_coarse_pos(i, k, extent)] = 1;
+}
+
+/* The coarse mask by rows: a coarse row is the coarse columns, any other row is empty. */
+typedef struct coarse_job {
+    uint8_t *mask;
+    const uint8_t *cols, *rows;
+    int w;
+} coarse_job;
+
+static int32_t coarse_rows(void *closure, int32_t begin, int32_t end)
+{
+    const coarse_job *j = closure;
+    for (int32_t y = begin; y < end; y++) {
+        uint8_t *row = j->mask + (size_t)y * (size_t)j->w;
+        if (j->rows[y])
+            memcpy(row, j->cols, (size_t)j->w);
+        else
+            memset(row, 0, (size_t)j->w);
+    }
+    return 0;
+}
+
+int pf_rt_adaptive_coarse_par(int w, int h, int k, uint8_t *mask, size_t *count, pf_par_for par)
 {
     if (!mask || w <= 0 || h <= 0 || k < 1)
         return PF_RT_EINVAL;
-    memset(mask, 0, (size_t)w * (size_t)h);
-    int nx = (w + k - 1) / k, ny = (h + k - 1) / k;
-    for (int j = 0; j < ny; j++) {
-        uint8_t *row = mask + (size_t)pf_rt_adaptive_coarse_pos(j, k, h) * (size_t)w;
-        for (int i = 0; i < nx; i++)
-            row[pf_rt_adaptive_coarse_pos(i, k, w)] = 1;
-    }
+    uint8_t *lines = malloc((size_t)w + (size_t)h);
+    if (!lines)
+        return PF_RT_ENOMEM;
+    pf_rt_adaptive_coarse_lines(w, k, lines);
+    pf_rt_adaptive_coarse_lines(h, k, lines + w);
+    coarse_job j = { mask, lines, lines + w, w };
+    pf_par_run(par, coarse_rows, &j, h);
+    free(lines);
     if (count)
-        *count = (size_t)nx * (size_t)ny;
+        *count = (size_t)((w + k - 1) / k) * (size_t)((h + k - 1) / k);
     return PF_RT_OK;
 }
 
-/* The coarse samples' values, channel-major: cv[c*T + tile]. */
-static void gather_coarse(const float *data, int w, int h, int channels, size_t stride,
-                          size_t plane, int k, float *cv)
+int pf_rt_adaptive_coarse(int w, int h, int k, uint8_t *mask, size_t *count)
+{
+    return pf_rt_adaptive_coarse_par(w, h, k, mask, count, NULL);
+}
+
+/* The coarse samples' values of tile row j, channel-major: cv[c*T + tile]. */
+static void gather_coarse_row(const float *data, int w, int h, int channels, size_t stride,
+                              size_t plane, int k, int j, float *cv)
 {
     int nx = (w + k - 1) / k, ny = (h + k - 1) / k;
     size_t T = (size_t)nx * (size_t)ny;
-    for (int c = 0; c < channels; c++)
-        for (int j = 0; j < ny; j++) {
-            const float *row =
-                data + (size_t)c * plane + (size_t)pf_rt_adaptive_coarse_pos(j, k, h) * stride;
-            for (int i = 0; i < nx; i++)
-                cv[(size_t)c * T + (size_t)j * (size_t)nx + (size_t)i] =
-                    row[pf_rt_adaptive_coarse_pos(i, k, w)];
-        }
+    for (int c = 0; c < channels; c++) {
+        const float *row =
+            data + (size_t)c * plane + (size_t)pf_rt_adaptive_coarse_pos(j, k, h) * stride;
+        for (int i = 0; i < nx; i++)
+            cv[(size_t)c * T + (size_t)j * (size_t)nx + (size_t)i] =
+                row[pf_rt_adaptive_coarse_pos(i, k, w)];
+    }
 }
 
 /* The 8 neighbours in summation order (row above, left and right, row below); the interior and
@@ -285,8 +317,36 @@ static int refine_args_ok(const float *data, int w, int h, int channels, size_t 
            frac > 0.0 && frac <= 1.0 && (uint64_t)w * (uint64_t)h < UINT32_MAX;
 }
 
-/* Priorities of every tile, then the marking; fills s->state and s->count. */
-static int refine_run(ad_sel *s, const float *data, int channels, size_t stride, size_t plane)
+/* The coarse values of tile rows [begin, end), or (second) their priorities, which read the
+ * rows around them: two loops over tile rows, so the first is complete before the second. */
+typedef struct prio_job {
+    const float *data;
+    size_t stride, plane;
+    int w, h, k, channels, nx, ny;
+    float *cv;
+    double *prio;
+} prio_job;
+
+static int32_t gather_rows(void *closure, int32_t begin, int32_t end)
+{
+    const prio_job *p = closure;
+    for (int32_t j = begin; j < end; j++)
+        gather_coarse_row(p->data, p->w, p->h, p->channels, p->stride, p->plane, p->k, j, p->cv);
+    return 0;
+}
+
+static int32_t priority_rows(void *closure, int32_t begin, int32_t end)
+{
+    const prio_job *p = closure;
+    for (int32_t j = begin; j < end; j++)
+        row_priorities(p->cv, p->nx, p->ny, p->channels, j, p->prio + (size_t)j * (size_t)p->nx);
+    return 0;
+}
+
+/* Priorities of every tile, then the marking (serial: the budget is reached in priority
+ * order); fills s->state and s->count. */
+static int refine_run(ad_sel *s, const float *data, int channels, size_t stride, size_t plane,
+                      pf_par_for par)
 {
     int nx = s->nx, ny = (s->h + s->k - 1) / s->k;
     size_t T = (size_t)nx * (size_t)ny;
@@ -294,9 +354,9 @@ static int refine_run(ad_sel *s, const float *data, int channels, size_t stride,
     double *prio = malloc(T * sizeof *prio);
     int rc = PF_RT_ENOMEM;
     if (cv && prio) {
-        gather_coarse(data, s->w, s->h, channels, stride, plane, s->k, cv);
-        for (int j = 0; j < ny; j++)
-            row_priorities(cv, nx, ny, channels, j, prio + (size_t)j * (size_t)nx);
+        prio_job p = { data, stride, plane, s->w, s->h, s->k, channels, nx, ny, cv, prio };
+        pf_par_run(par, gather_rows, &p, ny);
+        pf_par_run(par, priority_rows, &p, ny);
         s->prio = prio;
         rc = s->count < s->target ? refine_select(s, T) : PF_RT_OK;
     }
@@ -305,30 +365,52 @@ static int refine_run(ad_sel *s, const float *data, int channels, size_t stride,
     return rc;
 }
 
-int pf_rt_adaptive_refine(const float *data, int w, int h, int channels, size_t stride,
-                          size_t plane, int k, double frac, uint8_t *fine_mask, uint8_t *is_fine,
-                          size_t *count)
+/* The marking's state bits become the outputs, by rows. */
+typedef struct state_job {
+    uint8_t *fine_mask, *is_fine;
+    size_t w;
+} state_job;
+
+static int32_t state_rows(void *closure, int32_t begin, int32_t end)
+{
+    const state_job *j = closure;
+    for (size_t i = (size_t)begin * j->w; i < (size_t)end * j->w; i++) {
+        uint8_t st = j->fine_mask[i];
+        if (j->is_fine)
+            j->is_fine[i] = (st & AD_FINE) != 0;
+        j->fine_mask[i] = st == AD_FINE;
+    }
+    return 0;
+}
+
+int pf_rt_adaptive_refine_par(const float *data, int w, int h, int channels, size_t stride,
+                              size_t plane, int k, double frac, uint8_t *fine_mask,
+                              uint8_t *is_fine, size_t *count, pf_par_for par)
 {
     if (!refine_args_ok(data, w, h, channels, stride, plane, k, frac, fine_mask))
         return PF_RT_EINVAL;
     size_t n = (size_t)w * (size_t)h;
     ad_sel s = { .w = w, .h = h, .k = k, .half = k / 2, .nx = (w + k - 1) / k };
     s.state = fine_mask; /* built in place: the state bits become the mask at the end */
-    int rc = pf_rt_adaptive_coarse(w, h, k, s.state, &s.count);
+    int rc = pf_rt_adaptive_coarse_par(w, h, k, s.state, &s.count, par);
     if (rc != PF_RT_OK)
         return rc;
     double want = floor(frac * (double)n + 0.5);
     s.target = want < (double)n ? (size_t)want : n;
-    rc = refine_run(&s, data, channels, stride, plane);
+    rc = refine_run(&s, data, channels, stride, plane, par);
     if (rc != PF_RT_OK)
         return rc;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t st = fine_mask[i];
-        if (is_fine)
-            is_fine[i] = (st & AD_FINE) != 0;
-        fine_mask[i] = st == AD_FINE;
-    }
+    state_job j = { fine_mask, is_fine, (size_t)w };
+    pf_par_run(par, state_rows, &j, h);
     if (count)
         *count = s.count;
     return PF_RT_OK;
+}
+
+int pf_rt_adaptive_refine(const float *data, int w, int h, int channels, size_t stride,
+                          size_t plane, int k, double frac, uint8_t *fine_mask, uint8_t *is_fine,
+                          size_t *count)
+{
+    return pf_rt_adaptive_refine_par(data, w, h, channels, stride, plane, k, frac, fine_mask,
+                                     is_fine, count, NULL);
 }

@@ -144,8 +144,13 @@ static inline int pf_rt_adaptive_coarse_pos(int tile, int k, int extent)
     return p < extent ? p : extent - 1;
 }
 
-/* First pass: the mask of the coarse samples (k >= 1). *count receives their number. */
+/* First pass: the mask of the coarse samples (k >= 1). *count receives their number. The _par
+ * form splits the rows with par (base/par.h), bit-identical. */
 int pf_rt_adaptive_coarse(int w, int h, int k, uint8_t *mask, size_t *count);
+int pf_rt_adaptive_coarse_par(int w, int h, int k, uint8_t *mask, size_t *count, pf_par_for par);
+/* line[i] = 1 where position i of a line of `extent` holds a coarse sample, else 0: the coarse
+ * mask is the product of its column line and its row line. */
+void pf_rt_adaptive_coarse_lines(int extent, int k, uint8_t *line);
 
 /* Second pass, after the stage has computed its coarse samples into data (channels planes; only
  * the coarse positions are read). Each coarse sample's refinement priority is the sum over
@@ -164,6 +169,11 @@ int pf_rt_adaptive_coarse(int w, int h, int k, uint8_t *mask, size_t *count);
 int pf_rt_adaptive_refine(const float *data, int w, int h, int channels, size_t stride,
                           size_t plane, int k, double frac, uint8_t *fine_mask, uint8_t *is_fine,
                           size_t *count);
+/* The same with the coarse mask, the priorities and the outputs split by rows with par; the
+ * selection in priority order stays serial. Bit-identical. */
+int pf_rt_adaptive_refine_par(const float *data, int w, int h, int channels, size_t stride,
+                              size_t plane, int k, double frac, uint8_t *fine_mask,
+                              uint8_t *is_fine, size_t *count, pf_par_for par);
 
 /* ======================================================================================== */
 /* Store reconstruction (Section 3.2)                                                       */

@@ -206,41 +206,59 @@ int pf_srt_importance_mask_par(const pf_buffer *ref, const int64_t *lo, const in
 
 /* ---- adaptive sampling ---- */
 
-int pf_srt_adaptive_coarse(int32_t n1, int32_t n2, int32_t k, float *mask)
+/* Adaptive sampling's float planes by rows: mask := 2 on the coarse samples (the product of
+ * the column and row lines), else 1 where `fine` is set (NULL: none), else 0; is_fine (may be
+ * NULL) := in_block. */
+typedef struct adaptive_out {
+    const uint8_t *cols, *rows, *fine, *in_block;
+    float *mask, *is_fine;
+    size_t w;
+} adaptive_out;
+
+static int32_t adaptive_out_rows(void *closure, int32_t begin, int32_t end)
+{
+    const adaptive_out *j = closure;
+    for (int32_t y = begin; y < end; y++) {
+        size_t o = (size_t)y * j->w;
+        for (size_t x = 0; x < j->w; x++) {
+            j->mask[o + x] = j->rows[y] && j->cols[x] ? 2.0f
+                             : j->fine && j->fine[o + x] ? 1.0f : 0.0f;
+            if (j->is_fine)
+                j->is_fine[o + x] = j->in_block[o + x] ? 1.0f : 0.0f;
+        }
+    }
+    return 0;
+}
+
+/* Writes the planes of adaptive_out (h rows of w) with par. */
+static int adaptive_outputs(int w, int h, int32_t k, const uint8_t *fine, const uint8_t *in_block,
+                            float *mask, float *is_fine, pf_par_for par)
+{
+    uint8_t *lines = malloc((size_t)w + (size_t)h);
+    if (!lines)
+        return PF_RT_ENOMEM;
+    pf_rt_adaptive_coarse_lines(w, k, lines);
+    pf_rt_adaptive_coarse_lines(h, k, lines + w);
+    adaptive_out j = { lines, lines + w, fine, in_block, mask, is_fine, (size_t)w };
+    pf_par_run(par, adaptive_out_rows, &j, h);
+    free(lines);
+    return PF_RT_OK;
+}
+
+int pf_srt_adaptive_coarse_par(int32_t n1, int32_t n2, int32_t k, float *mask, pf_par_for par)
 {
     if (!mask || !plane_ok(n1, n2) || k < 1)
         return PF_RT_EINVAL;
-    size_t n = (size_t)n1 * (size_t)n2;
-    uint8_t *m8 = malloc(n);
-    if (!m8)
-        return PF_RT_ENOMEM;
-    int rc = pf_rt_adaptive_coarse(n1, n2, k, m8, NULL);
-    if (rc == PF_RT_OK)
-        mask_to_floats(m8, n, 2.0f, mask);
-    free(m8);
-    return rc;
+    return adaptive_outputs(n1, n2, k, NULL, NULL, mask, NULL, par);
 }
 
-/* mask := 2 (coarse) / 1 (fine) / 0, is_fine := the refined blocks. */
-static int refine_outputs(const srt_shape *sh, int32_t k, const uint8_t *fine,
-                          const uint8_t *in_block, float *mask, float *is_fine)
+int pf_srt_adaptive_coarse(int32_t n1, int32_t n2, int32_t k, float *mask)
 {
-    size_t n = plane_size(sh);
-    uint8_t *coarse = malloc(n);
-    if (!coarse)
-        return PF_RT_ENOMEM;
-    int rc = pf_rt_adaptive_coarse(sh->w, sh->h, k, coarse, NULL);
-    for (size_t i = 0; rc == PF_RT_OK && i < n; i++) {
-        mask[i] = coarse[i] ? 2.0f : fine[i] ? 1.0f : 0.0f;
-        if (is_fine)
-            is_fine[i] = in_block[i] ? 1.0f : 0.0f;
-    }
-    free(coarse);
-    return rc;
+    return pf_srt_adaptive_coarse_par(n1, n2, k, mask, NULL);
 }
 
-int pf_srt_adaptive_refine(const pf_buffer *view, int32_t k, float frac, float *mask,
-                           float *is_fine)
+int pf_srt_adaptive_refine_par(const pf_buffer *view, int32_t k, float frac, float *mask,
+                               float *is_fine, pf_par_for par)
 {
     srt_shape sh;
     int rc = view_shape(view, &sh);
@@ -251,15 +269,21 @@ int pf_srt_adaptive_refine(const pf_buffer *view, int32_t k, float frac, float *
     srt_planar pl = { NULL, 0, 0, 0 };
     rc = fine && in_block ? planar_acquire(view, &sh, &pl) : PF_RT_ENOMEM;
     if (rc == PF_RT_OK)
-        rc = pf_rt_adaptive_refine(pl.data, sh.w, sh.h, sh.planes, pl.stride, pl.plane, k, frac,
-                                   fine, in_block, NULL);
+        rc = pf_rt_adaptive_refine_par(pl.data, sh.w, sh.h, sh.planes, pl.stride, pl.plane, k,
+                                       frac, fine, in_block, NULL, par);
     if (rc == PF_RT_OK)
-        rc = refine_outputs(&sh, k, fine, in_block, mask, is_fine);
+        rc = adaptive_outputs(sh.w, sh.h, k, fine, in_block, mask, is_fine, par);
     if (pl.data)
         planar_release(view, &sh, &pl, NULL);
     free(fine);
     free(in_block);
     return rc;
+}
+
+int pf_srt_adaptive_refine(const pf_buffer *view, int32_t k, float frac, float *mask,
+                           float *is_fine)
+{
+    return pf_srt_adaptive_refine_par(view, k, frac, mask, is_fine, NULL);
 }
 
 /* ---- store reconstruction ---- */

@@ -42,8 +42,11 @@ int pf_srt_importance_mask_par(const pf_buffer *ref, const int64_t *lo, const in
                                int32_t n1, int32_t n2, float frac, float sigma_imp, float *mask,
                                float *remapped, pf_par_for par);
 
-/* Adaptive sampling's first pass: mask := 2 at pf_rt_adaptive_coarse's samples, 0 elsewhere. */
+/* Adaptive sampling's first pass: mask := 2 at pf_rt_adaptive_coarse's samples, 0 elsewhere.
+ * The _par forms of this and the next split their pixel rows with par (the selection in
+ * priority order stays serial), bit-identical. */
 int pf_srt_adaptive_coarse(int32_t n1, int32_t n2, int32_t k, float *mask);
+int pf_srt_adaptive_coarse_par(int32_t n1, int32_t n2, int32_t k, float *mask, pf_par_for par);
 
 /* Adaptive sampling's second pass, after the stage computed the coarse samples into view (the
  * lattice view: mask plane = its first two dimensions, all further dimensions count as the
@@ -52,6 +55,8 @@ int pf_srt_adaptive_coarse(int32_t n1, int32_t n2, int32_t k, float *mask);
  * NULL) := 1 on every element of a refined block, 0 elsewhere. */
 int pf_srt_adaptive_refine(const pf_buffer *view, int32_t k, float frac, float *mask,
                            float *is_fine);
+int pf_srt_adaptive_refine_par(const pf_buffer *view, int32_t k, float frac, float *mask,
+                               float *is_fine, pf_par_for par);
 
 /* Store reconstruction (docs/perforation.md §3): fills view's skipped elements per the table
  * of §3. Grid sampling derives its mask from spec->spacing (one entry per view dimension, each

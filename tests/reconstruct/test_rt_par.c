@@ -181,6 +181,41 @@ static void test_importance_mask_split_bit_identical(void)
     free(ref);
 }
 
+/* Adaptive sampling's masks (coarse mask, priorities and outputs split by rows), on a planar
+ * view and on one with x stride 2 (gathered into a scratch copy), for two block sizes. */
+static void test_adaptive_masks_split_bit_identical(void)
+{
+    float *img = image(17);
+    pf_buffer views[2] = { { img, 3, { W, H, C }, { 1, W, (int64_t)W * H } },
+                           { img, 3, { W / 2, H, C }, { 2, W, (int64_t)W * H } } };
+    size_t n = (size_t)W * H, bytes = sizeof(float) * n;
+    float *want = malloc(bytes), *want_f = malloc(bytes), *got = malloc(bytes),
+          *got_f = malloc(bytes);
+    for (int v = 0; v < 2; v++)
+        for (int32_t k = 2; k <= 3; k++) {
+            int32_t n1 = (int32_t)views[v].extent[0];
+            CU_ASSERT_EQUAL_FATAL(pf_srt_adaptive_coarse_par(n1, H, k, want, NULL), 0);
+            for (int s = 0; s < 2; s++) {
+                CU_ASSERT_EQUAL(pf_srt_adaptive_coarse_par(n1, H, k, got, splitters[s]), 0);
+                CU_ASSERT(memcmp(got, want, sizeof *got * (size_t)n1 * H) == 0);
+            }
+            CU_ASSERT_EQUAL_FATAL(
+                pf_srt_adaptive_refine_par(&views[v], k, 0.3f, want, want_f, NULL), 0);
+            for (int s = 0; s < 2; s++) {
+                CU_ASSERT_EQUAL(
+                    pf_srt_adaptive_refine_par(&views[v], k, 0.3f, got, got_f, splitters[s]), 0);
+                CU_ASSERT(memcmp(got, want, sizeof *got * (size_t)n1 * H) == 0);
+                CU_ASSERT(memcmp(got_f, want_f, sizeof *got * (size_t)n1 * H) == 0);
+            }
+        }
+    free(want);
+    free(want_f);
+    free(got);
+    free(got_f);
+    free(img);
+}
+
 PF_TEST_SUITE(reconstruct_par, PF_TEST(test_kernels_split_bit_identical),
               PF_TEST(test_stage_runtime_split_bit_identical),
-              PF_TEST(test_importance_mask_split_bit_identical))
+              PF_TEST(test_importance_mask_split_bit_identical),
+              PF_TEST(test_adaptive_masks_split_bit_identical))
