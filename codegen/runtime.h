@@ -25,9 +25,9 @@ void pf_rt_set_poison(bool on);
 void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const int64_t *stride);
 
 /* What the JIT's code calls: the zeroing, the stage runtime's store reconstruction, importance
- * and adaptive masks and channel copy (reconstruct/stage_rt.h), split across the thread pool by rows. C source
- * (cgen.c) calls the serial ones: its loops are serial, and a C variant is a shared object
- * that is unloaded, which must not leave pool threads of its own behind. */
+ * and adaptive masks and channel copy (reconstruct/stage_rt.h), split across the thread pool by
+ * rows. C source (cgen.c) calls the serial ones: its loops are serial, and a C variant is a
+ * shared object that is unloaded, which must not leave pool threads of its own behind. */
 void pf_rt_zero_buffer_threaded(float *data, int32_t ndims, const int64_t *extent,
                                 const int64_t *stride);
 int32_t pf_rt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
