@@ -4,9 +4,11 @@
  * paper's blur variant, the variants of the issue's table and one variant per reconstruction
  * the runtime runs (gaussian, gaussian-sv, nearest; importance and adaptive sampling).
  *
- * Per phase, by subtraction inside one process: each approximate variant is also compiled with
- * its store reconstruction removed ("samples": the stage's sampled pixels, and for adaptive and
- * importance sampling their masks), so fill = full - samples. Every variant runs through
+ * Per phase, two ways. By subtraction inside one process: each grid variant that reconstructs
+ * in store mode is also compiled with its store reconstruction removed ("samples": the stage's
+ * sampled pixels), so fill = full - samples (generated fills included). And by the runtime's
+ * own timers (pf_rt_phase_timing): the wall time of the runtime calls of each run, as masks
+ * (adaptive and importance sampling), reconstruction and copies. Every variant runs through
  * pf_variant_run; a round runs every row once at one thread count (pf_rt_set_threads), so a
  * load spike hits all rows of the round alike, and each speedup is the median over rounds of
  * the paired ratio exact / variant from the same round. A last row, "copy (memory floor)",
@@ -69,6 +71,7 @@ typedef struct row {
     const char *name;
     pf_variant *v, *samples;
     double t[MAX_T][MAX_REPS], ts[MAX_T][MAX_REPS];
+    double phase[MAX_T][PF_RT_PHASE_COUNT][MAX_REPS]; /* runtime calls' ms (pf_rt_phase_ms) */
     char why[200];
 } row;
 
@@ -111,7 +114,10 @@ static void setup_row(bench_prog *bp, const app_rows *a, int i, row *r)
         sched = path;
     }
     r->v = build(bp, sched, r->why, sizeof r->why);
-    char *cut = sched && !strstr(sched, ".sched") ? without_store(sched) : NULL;
+    /* Adaptive and importance sampling without their reconstruction are not their samples
+     * alone (their masks and passes change): their phases come from the runtime's timers. */
+    bool masked = sched && (strstr(sched, "adaptive") || strstr(sched, "importance"));
+    char *cut = sched && !masked && !strstr(sched, ".sched") ? without_store(sched) : NULL;
     if (r->v && cut)
         r->samples = build(bp, cut, r->why, sizeof r->why);
     free(cut);
@@ -152,13 +158,31 @@ static void measure(row *rows, int n_rows, const int *threads, int n_t, int reps
                 run_ms(rows[i].v, in, out);
         for (int rep = 0; rep < reps; rep++)
             for (int i = 0; i < n_rows; i++) {
+                pf_rt_phase_timing(true);
                 if (rows[i].v)
                     rows[i].t[k][rep] = run_ms(rows[i].v, in, out);
+                for (int p = 0; p < PF_RT_PHASE_COUNT; p++)
+                    rows[i].phase[k][p][rep] = pf_rt_phase_ms((pf_rt_phase)p);
+                pf_rt_phase_timing(false);
                 if (rows[i].samples)
                     rows[i].ts[k][rep] = run_ms(rows[i].samples, in, out);
             }
     }
     pf_rt_set_threads(0);
+}
+
+/* The runtime calls' share of a row's time: "; mask M, recon R, copy C" for the phases it has. */
+static void print_phases(const row *r, int k, int reps)
+{
+    static const char *name[PF_RT_PHASE_COUNT] = { "mask", "recon", "copy" };
+    const char *sep = "; ";
+    for (int p = 0; p < PF_RT_PHASE_COUNT; p++) {
+        double ms = med(r->phase[k][p], reps);
+        if (ms > 0.0) {
+            printf("%s%s %.2f", sep, name[p], ms);
+            sep = ", ";
+        }
+    }
 }
 
 static void print_table(const char *app, int w, int h, row *rows, int n_rows,
@@ -168,7 +192,7 @@ static void print_table(const char *app, int w, int h, row *rows, int n_rows,
            w, h, reps);
     printf("| variant |");
     for (int k = 0; k < n_t; k++)
-        printf(" %d thr: ms (samples + fill) | speedup |", threads[k]);
+        printf(" %d thr: ms (samples + fill; runtime calls) | speedup |", threads[k]);
     printf(" speedup at %d / at 1 |\n|---|", threads[n_t - 1]);
     for (int k = 0; k < n_t; k++)
         printf("---|---|");
@@ -183,12 +207,13 @@ static void print_table(const char *app, int w, int h, row *rows, int n_rows,
         double s1 = NAN, sn = NAN;
         for (int k = 0; k < n_t; k++) {
             double t = med(r->t[k], reps);
+            printf(" %.2f", t);
             if (r->samples) {
                 double ts = med(r->ts[k], reps);
-                printf(" %.2f (%.2f + %.2f) |", t, ts, t - ts);
-            } else {
-                printf(" %.2f |", t);
+                printf(" (%.2f + %.2f)", ts, t - ts);
             }
+            print_phases(r, k, reps);
+            printf(" |");
             double s = paired(rows[0].t[k], r->t[k], reps);
             printf(" %.2fx |", s);
             if (k == 0)

@@ -41,6 +41,19 @@ int32_t pf_rt_adaptive_coarse_threaded(int32_t n1, int32_t n2, int32_t k, float 
 int32_t pf_rt_adaptive_refine_threaded(const pf_buffer *view, int32_t k, float frac, float *mask,
                                        float *is_fine);
 
+/* Wall time spent in the runtime calls above, by phase (issue 28's per-phase scaling; bench/
+ * bench_scaling). Off by default, when a call costs one relaxed load more; pf_rt_phase_timing
+ * resets the sums and turns the timing on or off. A call made inside a parallel loop (it then
+ * runs serially on each thread) adds each thread's time. */
+typedef enum pf_rt_phase {
+    PF_RT_PHASE_MASK,         /* importance and adaptive sampling's masks */
+    PF_RT_PHASE_RECONSTRUCT,  /* pf_rt_reconstruct */
+    PF_RT_PHASE_COPY,         /* channel copies and zeroing */
+    PF_RT_PHASE_COUNT
+} pf_rt_phase;
+void pf_rt_phase_timing(bool on);
+double pf_rt_phase_ms(pf_rt_phase phase);
+
 /* Sorts v[0 .. n-1] as the language defines it: a stable insertion sort by `<` (the same
  * sequence as the interpreter's, NaNs included). */
 void pf_rt_sort_f32(float *v, int32_t n);
