@@ -1,7 +1,8 @@
 /* bench_guided: the released GA against the model-guided search and the multi-fidelity one
  * (docs/search.md §10), per app and seed, with the same population P: the plain GA for G
  * generations, the guided search measuring M children a generation (2) for as many
- * generations as a fifth of the GA's measurements allow, with --equal also the guided search
+ * generations as a fifth of the GA's measurements allow (with --lookahead L also the same
+ * with L pools bred ahead on predictions, "guided+la"), with --equal also the guided search
  * measuring as many candidates as the GA (the GA's new children a generation, G generations),
  * and with --fidelity WxH the plain GA and the guided search measuring every child first on
  * the WxH training images and at the bench's resolution only when promoted (tune --fidelity). Runs alternate their
@@ -20,8 +21,10 @@
  * one thread compares the searches on a landscape the load scales evenly.
  * Usage: bench_guided [--apps A,B,...] [--resolution WxH] [--population P] [--generations G]
  *                     [--measure M] [--guided-generations G2] [--pool K] [--explore F]
- *                     [--seed S] [--seeds N] [--jobs J] [--threads T] [--equal]
- *                     [--fidelity WxH] [--keep DIR] */
+ *                     [--lookahead L] [--seed S] [--seeds N] [--jobs J] [--threads T]
+ *                     [--equal] [--fidelity WxH] [--keep DIR] [--reuse-plain DIR]
+ * (--reuse-plain DIR takes the plain GA's finished runs from an earlier run's --keep DIR
+ * instead of running them again; their frontiers are re-measured with the others.) */
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/fileio.h"
@@ -47,17 +50,19 @@ typedef struct bench_args {
     int low_width, low_height;  /* --fidelity (0: no multi-fidelity search) */
     int guided_generations;  /* of the guided search measuring M a generation (0: as many
                                 as a fifth of the GA's measurements allow) */
+    int lookahead;           /* > 0: also the guided search with that lookahead (guided+la) */
     double explore;
     unsigned long long seed;
     bool equal;
     const char *keep;
+    const char *reuse;       /* --reuse-plain DIR: the plain GA's runs of an earlier --keep DIR */
 } bench_args;
 
-enum { PLAIN, GUIDED, EQUAL, FIDELITY, GUIDED_FID, N_KINDS };
-static const char *const kind_names[N_KINDS] = { "plain GA", "guided", "guided, =",
+enum { PLAIN, GUIDED, LOOKAHEAD, EQUAL, FIDELITY, GUIDED_FID, N_KINDS };
+static const char *const kind_names[N_KINDS] = { "plain GA", "guided", "guided+la", "guided, =",
                                                  "fidelity", "guided+fid" };
-static const char *const kind_dirs[N_KINDS] = { "plain", "guided", "equal", "fidelity",
-                                                "guided-fidelity" };
+static const char *const kind_dirs[N_KINDS] = { "plain", "guided", "lookahead", "equal",
+                                                "fidelity", "guided-fidelity" };
 
 typedef struct search {
     int kind;
@@ -80,7 +85,7 @@ static int parse(int argc, char **argv, bench_args *a)
     /* median: image perforation of its pixels and loop perforation of its window, both kinds
      * (unsharp mask finds nothing under the 10 Lab cap at these budgets: docs/search.md §10) */
     *a = (bench_args){ "blur,bilateral_filter,median", 256, 192, 30, 20, 2, 20, 2, 1, 1,
-                       0, 0, 0, 0.25, 5, false, NULL };
+                       0, 0, 0, 0, 0.25, 5, false, NULL, NULL };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(s, "--equal") == 0) {
@@ -116,8 +121,12 @@ static int parse(int argc, char **argv, bench_args *a)
             a->threads = atoi(v);
         else if (strcmp(s, "--guided-generations") == 0)
             a->guided_generations = atoi(v);
+        else if (strcmp(s, "--lookahead") == 0)
+            a->lookahead = atoi(v);
         else if (strcmp(s, "--keep") == 0)
             a->keep = v;
+        else if (strcmp(s, "--reuse-plain") == 0)
+            a->reuse = v;
         else
             return -1;
     }
@@ -155,8 +164,9 @@ static void app_config(const bench_args *a, const char *app, int kind, unsigned 
     c->eval.height = a->height;
     c->source = pf_xstrdup(path);
     c->ga.population = a->population;
-    c->ga.generations = kind == GUIDED || kind == GUIDED_FID ? guided_generations(a)
-                                                             : a->generations;
+    c->ga.generations = kind == GUIDED || kind == LOOKAHEAD || kind == GUIDED_FID
+                            ? guided_generations(a)
+                            : a->generations;
     c->ga.seed = seed;
     c->eval.threads = a->threads;
     c->test = false;  /* re-measured here, every search in the same pool */
@@ -164,7 +174,8 @@ static void app_config(const bench_args *a, const char *app, int kind, unsigned 
         c->eval.low_width = a->low_width;
         c->eval.low_height = a->low_height;
     }
-    c->model.on = kind == GUIDED || kind == EQUAL || kind == GUIDED_FID;
+    c->model.on = kind == GUIDED || kind == LOOKAHEAD || kind == EQUAL || kind == GUIDED_FID;
+    c->model.lookahead = kind == LOOKAHEAD ? a->lookahead : 0;
     c->model.pool = a->pool;
     c->model.explore = a->explore;
     int fresh;
@@ -214,18 +225,25 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
 {
     pf_tune_config cfg;
     app_config(a, app, s->kind, s->seed, &cfg);
-    snprintf(s->dir, sizeof s->dir, "%s/%s-%s-%llu", root, app, kind_dirs[s->kind], s->seed);
+    bool reused = s->kind == PLAIN && a->reuse;
+    snprintf(s->dir, sizeof s->dir, "%s/%s-%s-%llu", reused ? a->reuse : root, app,
+             kind_dirs[s->kind], s->seed);
     pf_error err;
     s->load0 = bench_loadavg();
     double t0 = pf_now_ms();
-    pf_tune *t = pf_tune_create(s->dir, &cfg, &err);
-    pf_pool_options opt = { .jobs = a->jobs };
-    pf_evaluator *ev = t ? pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err) : NULL;
-    int rc = ev ? pf_tune_run(t, ev, NULL, &err) : -1;
-    pf_evaluator_destroy(ev);
-    pf_tune_free(t);
+    int rc = 0;
+    if (!reused) {
+        pf_tune *t = pf_tune_create(s->dir, &cfg, &err);
+        pf_pool_options opt = { .jobs = a->jobs };
+        pf_evaluator *ev = t ? pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err) : NULL;
+        rc = ev ? pf_tune_run(t, ev, NULL, &err) : -1;
+        pf_evaluator_destroy(ev);
+        pf_tune_free(t);
+    } else if (access(s->dir, R_OK) != 0) {
+        rc = pf_fail(&err, "--reuse-plain: no run %s", s->dir);
+    }
     pf_tune_config_free(&cfg);
-    s->wall_s = (pf_now_ms() - t0) / 1000;
+    s->wall_s = reused ? NAN : (pf_now_ms() - t0) / 1000;
     s->load1 = bench_loadavg();
     if (rc != 0) {
         fprintf(stderr, "bench_guided: %s: %s\n", s->dir, err.msg);
@@ -313,6 +331,8 @@ static int kinds_of(const bench_args *a, int *kinds)
     int n = 0;
     kinds[n++] = PLAIN;
     kinds[n++] = GUIDED;
+    if (a->lookahead > 0)
+        kinds[n++] = LOOKAHEAD;
     if (a->equal)
         kinds[n++] = EQUAL;
     if (a->low_width > 0) {
@@ -420,8 +440,9 @@ int main(int argc, char **argv)
     if (parse(argc, argv, &a) != 0) {
         fprintf(stderr, "usage: bench_guided [--apps A,B] [--resolution WxH] [--population P] "
                         "[--generations G] [--measure M] [--guided-generations G2] [--pool K] "
-                        "[--explore F] [--seed S] [--seeds N] [--jobs J] [--threads T] "
-                        "[--equal] [--fidelity WxH] [--keep DIR]\n");
+                        "[--explore F] [--lookahead L] [--seed S] [--seeds N] [--jobs J] "
+                        "[--threads T] [--equal] [--fidelity WxH] [--keep DIR] "
+                        "[--reuse-plain DIR]\n");
         return 2;
     }
     char root[PATH_MAX - 128];

@@ -64,6 +64,8 @@ static const char tune_usage[] =
     "  --model-measure M     children measured per generation (a fifth of the GA's)\n"
     "  --model-pool K        children bred per child measured (20)\n"
     "  --model-explore F     share of the measured children chosen at random (0.25)\n"
+    "  --model-lookahead L   breed L more pools from the pools' predicted best before\n"
+    "                        choosing (0)\n"
     "  --fidelity WxH        multi-fidelity: measure every child first on the training\n"
     "                        images of size WxH (briefly timed), at --resolution only when\n"
     "                        it stays promising (docs/search.md)\n"
@@ -233,6 +235,8 @@ static int model_option(tune_args *a, const char *s, const char *v)
         return integer(s, v, 1, 1000, &m->pool);
     if (strcmp(s, "--model-explore") == 0)
         return number(s, v, 0, 1, &m->explore);
+    if (strcmp(s, "--model-lookahead") == 0)
+        return integer(s, v, 0, 100, &m->lookahead);
     return pf_cli_usage("tune", "unknown option '%s'", s);
 }
 

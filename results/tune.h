@@ -27,6 +27,7 @@ typedef struct pf_tune_model_config {
                               GA's new children, at least 1) */
     int pool;              /* children bred per child measured (20) */
     double explore;        /* share of the measured children chosen at random (0.25) */
+    int lookahead;         /* pools bred from predicted parents after the first (ga.h) */
 } pf_tune_model_config;
 
 /* Multi-fidelity measurement (search/fidelity.h; docs/search.md §10), on when

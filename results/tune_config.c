@@ -26,7 +26,7 @@ void pf_tune_config_default(pf_tune_config *c)
     pf_eval_config_default(&c->eval);
     c->max_error = 10.0;
     c->test = true;
-    c->model = (pf_tune_model_config){ false, 0, 20, 0.25 };
+    c->model = (pf_tune_model_config){ false, 0, 20, 0.25, 0 };
     c->fidelity = (pf_tune_fidelity_config){ 0.2, 0.1 };
     c->confirm = 3;
     c->confirm_samples = 15;

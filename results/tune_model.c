@@ -32,6 +32,7 @@ json_object *pf_tune_model_config_json(const pf_tune_model_config *m)
     json_object_object_add(o, "measure", json_object_new_int(m->measure));
     json_object_object_add(o, "pool", json_object_new_int(m->pool));
     json_object_object_add(o, "explore", json_object_new_double(m->explore));
+    json_object_object_add(o, "lookahead", json_object_new_int(m->lookahead));
     return o;
 }
 
@@ -39,6 +40,7 @@ int pf_tune_model_config_read(json_object *o, pf_tune_model_config *m, pf_error 
 {
     json_object *v;
     m->on = false;  /* runs made before the models: the released GA */
+    m->lookahead = 0;  /* runs made before the lookahead: one pool */
     if (!o)
         return 0;
     if (json_object_object_get_ex(o, "on", &v))
@@ -49,9 +51,12 @@ int pf_tune_model_config_read(json_object *o, pf_tune_model_config *m, pf_error 
         m->pool = json_object_get_int(v);
     if (json_object_object_get_ex(o, "explore", &v))
         m->explore = json_object_get_double(v);
-    if (m->measure < 0 || m->pool < 1 || !(m->explore >= 0 && m->explore <= 1))
-        return pf_fail(err, "config.json: 'model' needs measure >= 0, pool >= 1 and explore in "
-                       "[0, 1]");
+    if (json_object_object_get_ex(o, "lookahead", &v))
+        m->lookahead = json_object_get_int(v);
+    if (m->measure < 0 || m->pool < 1 || !(m->explore >= 0 && m->explore <= 1) ||
+        m->lookahead < 0 || m->lookahead > 100)
+        return pf_fail(err, "config.json: 'model' needs measure >= 0, pool >= 1, explore in "
+                       "[0, 1] and lookahead in [0, 100]");
     return 0;
 }
 
@@ -67,16 +72,27 @@ static int measure_of(const pf_tune_config *c)
 
 /* ---- the guide ---- */
 
+/* The GA's predict: the models' prediction of every pool member that has none yet (a
+ * prediction without a finite value is made again: the models cannot give one). */
+static void predict(void *ctx, pf_ga_member *pool, int n)
+{
+    pf_tune *t = ctx;
+    for (int i = 0; i < n; i++)
+        if (isnan(pool[i].pred_time) || isnan(pool[i].pred_error))
+            pf_model_predict(&t->models->model, &pool[i].sched, &pool[i].pred_time,
+                             &pool[i].pred_error);
+}
+
 /* The GA's choose: predict every child of the pool, let the guide pick. */
 static int choose(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, int *chosen)
 {
     pf_tune *t = ctx;
     struct pf_tune_models *m = t->models;
+    predict(ctx, pool, n);
     double *pt = pf_xmalloc(sizeof *pt * 2 * (size_t)(n + 1)), *pe = pt + n;
     for (int i = 0; i < n; i++) {
-        pf_model_predict(&m->model, &pool[i].sched, &pt[i], &pe[i]);
-        pool[i].pred_time = pt[i];
-        pool[i].pred_error = pe[i];
+        pt[i] = pool[i].pred_time;
+        pe[i] = pool[i].pred_error;
     }
     int random;
     int c = pf_guide_choose(pt, pe, n, m->front, m->n_front, k, t->cfg.model.explore,
@@ -98,7 +114,8 @@ void pf_tune_model_open(pf_tune *t)
         return;
     t->models = pf_xcalloc(1, sizeof *t->models);
     pf_model_init(&t->models->model, t->prog);
-    t->ga.guide = (pf_ga_guide){ choose, t, measure_of(&t->cfg), t->cfg.model.pool };
+    t->ga.guide = (pf_ga_guide){ choose, t, measure_of(&t->cfg), t->cfg.model.pool,
+                                 t->cfg.model.lookahead, predict };
 }
 
 void pf_tune_model_close(pf_tune *t)

@@ -45,7 +45,8 @@ typedef struct pf_ga_member {
 
 struct pf_ga;
 /* Model-guided breeding (search/guide.h, docs/search.md §10): each generation keeps the
- * whole measured population, breeds pool x measure children, and `choose` picks at most
+ * whole measured population, breeds pool x measure children (x (1 + lookahead)), and
+ * `choose` picks at most
  * `measure` of them to measure (their indices into pool, written to chosen; returns the count;
  * it may note its predictions in the pool members);
  * the commit keeps the best N by Pareto rank. choose NULL: the released GA. */
@@ -55,6 +56,13 @@ typedef struct pf_ga_guide {
     void *ctx;
     int measure;           /* children measured per generation */
     int pool;              /* children bred per child measured */
+    /* Lookahead (0: off): that many more pools are bred, each from the best N of the
+     * measured population and the pools before it ranked by their predictions, so that the
+     * children chosen may be several mutations away from what was measured (as Ansor and
+     * MetaSchedule evolve on their cost model before measuring). predict fills pred_time and
+     * pred_error of the members that have none; choose then sees every pool. */
+    int lookahead;
+    void (*predict)(void *ctx, pf_ga_member *m, int n);
 } pf_ga_guide;
 
 typedef struct pf_ga {

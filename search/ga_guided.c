@@ -1,7 +1,8 @@
 /* Model-guided breeding (ga.h, pf_ga_guide; docs/search.md §10): a generation keeps its
  * whole measured population, breeds `pool` children for every one it will measure with the
- * released operators, lets the guide choose which to measure, and the commit keeps the best N
- * by Pareto rank, crowding deciding the last rank. Children not chosen are forgotten (not
+ * released operators (and, with lookahead, more pools from parents ranked by their
+ * predictions), lets the guide choose which to measure, and the commit keeps the best N by
+ * Pareto rank, crowding deciding the last rank. Children not chosen are forgotten (not
  * `seen`): a later generation may breed and choose them. */
 #include "search/ga_internal.h"
 
@@ -51,34 +52,85 @@ static bool pool_add(pf_ga *ga, pf_strmap *in_pool, pf_schedule *child, pf_ga_or
     return true;
 }
 
-/* The pool: mutants and crossover children in the released GA's proportions. */
-static int breed_pool(pf_ga *ga, const int *rank, pf_ga_member *pool, int size)
+/* Up to `size` pool members bred from ga->pop: mutants and crossover children in the
+ * released GA's proportions. Returns how many. */
+static int breed_pool(pf_ga *ga, const int *rank, pf_strmap *in_pool, pf_ga_member *pool,
+                      int size)
 {
     double keep = ga->p.elite_frac < 1 ? 1 - ga->p.elite_frac : 1;
     int n_mut = (int)lround(size * fmin(1, ga->p.mutant_frac / keep)), n = 0, fails = 0;
-    pf_strmap in_pool;
-    pf_strmap_init(&in_pool);
     for (int t = 0; n < size && t < POOL_TRIES * size; t++) {
         bool crossover = n >= n_mut && fails < CROSSOVER_FAILS;
         pf_schedule child;
         pf_ga_breed_child(ga, rank, crossover, &child);
         pf_ga_origin o = crossover ? PF_ORIGIN_CROSSOVER : PF_ORIGIN_MUTANT;
-        if (pool_add(ga, &in_pool, &child, o, &pool[n])) {
+        if (pool_add(ga, in_pool, &child, o, &pool[n])) {
             n++;
             fails = 0;
         } else {
             fails += crossover;
         }
     }
-    pf_strmap_free(&in_pool);
     return n;
+}
+
+static void best_order(const pf_ga_member *m, int count, int *order);
+
+/* One lookahead step: the best N of the measured population and the pool so far (pool
+ * members at their predictions, the ones without a finite prediction as invalid) become the
+ * parents of up to `size` more pool members. The measured members keep their measurements, so
+ * a step never forgets what is known; parents are shallow copies, ga->pop is put back. */
+static int breed_ahead(pf_ga *ga, pf_strmap *in_pool, pf_ga_member *pool, int n, int size)
+{
+    ga->guide.predict(ga->guide.ctx, pool, n);
+    int count = ga->n_pop + n, N = ga->p.population;
+    pf_ga_member *all = pf_xmalloc(sizeof *all * (size_t)(count + 1));
+    memcpy(all, ga->pop, sizeof *all * (size_t)ga->n_pop);
+    for (int i = 0; i < n; i++) {
+        pf_ga_member *v = &all[ga->n_pop + i];
+        *v = pool[i];
+        bool known = isfinite(v->pred_time) && isfinite(v->pred_error);
+        v->time = known ? v->pred_time : INFINITY;
+        v->error = known ? v->pred_error : INFINITY;
+    }
+    int *order = pf_xmalloc(sizeof *order * (size_t)(count + 1));
+    best_order(all, count, order);
+    int np = count < N ? count : N;
+    pf_ga_member *parents = pf_xmalloc(sizeof *parents * (size_t)(np + 1));
+    double *t = pf_xmalloc(sizeof *t * 2 * (size_t)(np + 1)), *e = t + np;
+    for (int i = 0; i < np; i++) {
+        parents[i] = all[order[i]];
+        t[i] = parents[i].time;
+        e[i] = parents[i].error;
+    }
+    int *rank = pf_xmalloc(sizeof *rank * (size_t)(np + 1));
+    pf_pareto_rank(t, e, np, rank);
+    pf_ga_member *saved = ga->pop;
+    int saved_n = ga->n_pop;
+    ga->pop = parents;
+    ga->n_pop = np;
+    int bred = breed_pool(ga, rank, in_pool, pool + n, size);
+    ga->pop = saved;
+    ga->n_pop = saved_n;
+    free(rank);
+    free(t);
+    free(parents);
+    free(order);
+    free(all);
+    return bred;
 }
 
 void pf_ga_breed_guided(pf_ga *ga, const int *rank)
 {
     int k = ga->guide.measure, size = k * (ga->guide.pool > 0 ? ga->guide.pool : 1);
-    pf_ga_member *pool = pf_xcalloc((size_t)size + 1, sizeof *pool);
-    int n = breed_pool(ga, rank, pool, size);
+    int steps = ga->guide.predict && ga->guide.lookahead > 0 ? ga->guide.lookahead : 0;
+    pf_ga_member *pool = pf_xcalloc((size_t)size * (size_t)(steps + 1) + 1, sizeof *pool);
+    pf_strmap in_pool;
+    pf_strmap_init(&in_pool);
+    int n = breed_pool(ga, rank, &in_pool, pool, size);
+    for (int s = 0; s < steps && n > 0; s++)
+        n += breed_ahead(ga, &in_pool, pool, n, size);
+    pf_strmap_free(&in_pool);
     int *chosen = pf_xmalloc(sizeof *chosen * (size_t)(k + 1));
     int c = n > 0 ? ga->guide.choose(ga->guide.ctx, ga, pool, n, k, chosen) : 0;
     for (int i = 0; i < c; i++) {
@@ -144,13 +196,12 @@ static void crowding(const pf_ga_member *m, order_key *key, int count)
     free(idx);
 }
 
-int pf_ga_truncate(pf_ga_member *m, int count, int n)
+/* The members' indices from best to worst: by Pareto rank, on the same rank by crowding. */
+static void best_order(const pf_ga_member *m, int count, int *order)
 {
-    if (count <= n)
-        return count;
-    double *t = pf_xmalloc(sizeof *t * 2 * (size_t)count), *e = t + count;
-    int *rank = pf_xmalloc(sizeof *rank * (size_t)count);
-    order_key *key = pf_xmalloc(sizeof *key * (size_t)count);
+    double *t = pf_xmalloc(sizeof *t * 2 * (size_t)(count + 1)), *e = t + count;
+    int *rank = pf_xmalloc(sizeof *rank * (size_t)(count + 1));
+    order_key *key = pf_xmalloc(sizeof *key * (size_t)(count + 1));
     for (int i = 0; i < count; i++) {
         t[i] = m[i].time;
         e[i] = m[i].error;
@@ -160,9 +211,22 @@ int pf_ga_truncate(pf_ga_member *m, int count, int n)
         key[i] = (order_key){ i, rank[i], 0 };
     crowding(m, key, count);
     qsort(key, (size_t)count, sizeof *key, cmp_key);
+    for (int i = 0; i < count; i++)
+        order[i] = key[i].index;
+    free(key);
+    free(rank);
+    free(t);
+}
+
+int pf_ga_truncate(pf_ga_member *m, int count, int n)
+{
+    if (count <= n)
+        return count;
+    int *order = pf_xmalloc(sizeof *order * (size_t)count);
+    best_order(m, count, order);
     pf_ga_member *kept = pf_xmalloc(sizeof *kept * (size_t)count);
     for (int i = 0; i < count; i++) {
-        kept[i] = m[key[i].index];
+        kept[i] = m[order[i]];
         if (i >= n) {
             free(kept[i].text);
             pf_schedule_free(&kept[i].sched);
@@ -170,8 +234,6 @@ int pf_ga_truncate(pf_ga_member *m, int count, int n)
     }
     memcpy(m, kept, sizeof *m * (size_t)n);
     free(kept);
-    free(key);
-    free(rank);
-    free(t);
+    free(order);
     return n;
 }

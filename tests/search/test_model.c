@@ -358,7 +358,7 @@ static void test_guided_generation(void)
     pf_ga ga;
     pf_ga_init(&ga, prog, &p);
     pool_log log = { { 0 }, 0 };
-    ga.guide = (pf_ga_guide){ take_first, &log, 2, 5 };
+    ga.guide = (pf_ga_guide){ take_first, &log, 2, 5, 0, NULL };
     int n0 = pf_ga_propose(&ga);
     for (int i = 0; i < n0; i++)  /* a front, and one dominated point */
         pf_ga_measured(&ga, i, i == n0 - 1 ? 5 : 1 - 0.05 * i, i == n0 - 1 ? 50 : 0.5 * i);
@@ -396,9 +396,90 @@ static void test_guided_generation(void)
     pf_program_free(prog);
 }
 
+/* Gene lines of a schedule text (its header line, a comment, is not one). */
+static int genes_of(const char *text)
+{
+    int n = 0;
+    for (const char *line = text; *line; line++) {
+        n += *line != '#' && *line != '\n';
+        line = strchr(line, '\n');
+        if (!line)
+            break;
+    }
+    return n;
+}
+
+/* The lookahead's fake models: every gene makes a candidate faster, at the same error, so
+ * the predicted best have the most genes. The guide notes what it was shown and chooses none:
+ * the mean gene count of the first pool (the members the first prediction saw) and of the
+ * pools bred after it. */
+typedef struct lookahead_log {
+    int predicted, first, pooled;
+    double first_genes, later_genes;
+} lookahead_log;
+
+static void predict_by_genes(void *ctx, pf_ga_member *m, int n)
+{
+    lookahead_log *log = ctx;
+    if (log->first == 0)
+        log->first = n;
+    for (int i = 0; i < n; i++)
+        if (isnan(m[i].pred_time)) {
+            m[i].pred_time = 1.0 / (1 + genes_of(m[i].text));
+            m[i].pred_error = 0.1;
+            log->predicted++;
+        }
+}
+
+static int choose_none(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, int *chosen)
+{
+    (void)ga, (void)k, (void)chosen;
+    lookahead_log *log = ctx;
+    int first = log->first ? log->first : n;
+    log->pooled = n;
+    for (int i = 0; i < n; i++)
+        *(i < first ? &log->first_genes : &log->later_genes) += genes_of(pool[i].text);
+    log->first_genes /= first;
+    log->later_genes /= n > first ? n - first : 1;
+    return 0;
+}
+
+/* With lookahead, later pools are bred from the predicted best of the earlier ones (here: the
+ * members with the most genes), so they hold more genes than the first pool, which is bred
+ * from the measured population; every member is predicted once, the last pool by choose. */
+static void test_guided_lookahead(void)
+{
+    pf_program *prog = st_load_app("blur");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    for (int lookahead = 0; lookahead <= 3; lookahead += 3) {
+        pf_ga_params p = pf_ga_params_default();
+        p.population = 8;
+        p.seed = 5;
+        p.seeds = false;
+        pf_ga ga;
+        pf_ga_init(&ga, prog, &p);
+        lookahead_log log = { 0, 0, 0, 0, 0 };
+        ga.guide = (pf_ga_guide){ choose_none, &log, 2, 5, lookahead, predict_by_genes };
+        int n0 = pf_ga_propose(&ga);
+        for (int i = 0; i < n0; i++)
+            pf_ga_measured(&ga, i, 1, 0.1);
+        pf_ga_commit(&ga);
+        CU_ASSERT_EQUAL(pf_ga_propose(&ga), n0);  /* nothing chosen: the population alone */
+        if (lookahead == 0) {
+            CU_ASSERT(log.pooled == 10 && log.first == 0 && log.predicted == 0);
+        } else {
+            CU_ASSERT(log.first == 10 && log.pooled > 20 && log.pooled <= 40);
+            CU_ASSERT(log.predicted < log.pooled && log.predicted > log.pooled - 10);
+            CU_ASSERT(log.later_genes > log.first_genes + 0.5);
+        }
+        pf_ga_free(&ga);
+    }
+    pf_program_free(prog);
+}
+
 PF_TEST_SUITE(search_model, PF_TEST(test_accuracy_figures), PF_TEST(test_spread_and_bias), PF_TEST(test_ridge_recovers_a_line),
               PF_TEST(test_sumexp_recovers_its_parameters),
               PF_TEST(test_time_model_recovers_known_costs),
               PF_TEST(test_error_model_learns_composition),
               PF_TEST(test_area_gain), PF_TEST(test_guide_chooses_beyond_the_frontier),
-              PF_TEST(test_guided_generation))
+              PF_TEST(test_guided_generation), PF_TEST(test_guided_lookahead))
