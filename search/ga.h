@@ -46,10 +46,9 @@ typedef struct pf_ga_member {
 struct pf_ga;
 /* Model-guided breeding (search/guide.h, docs/search.md §10): each generation keeps the
  * whole measured population, breeds pool x measure children (x (1 + lookahead)), and
- * `choose` picks at most
- * `measure` of them to measure (their indices into pool, written to chosen; returns the count;
- * it may note its predictions in the pool members);
- * the commit keeps the best N by Pareto rank. choose NULL: the released GA. */
+ * `choose` picks at most `measure` of them to measure (their indices into pool, written to
+ * chosen; returns the count; it may note its predictions in the pool members); the commit
+ * keeps the best N by Pareto rank. choose NULL: the released GA. */
 typedef struct pf_ga_guide {
     int (*choose)(void *ctx, struct pf_ga *ga, pf_ga_member *pool, int n_pool, int k,
                   int *chosen);
