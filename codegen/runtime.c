@@ -1,6 +1,7 @@
 /* Runtime support for generated code (see runtime.h). */
 #include "codegen/runtime.h"
 
+#include "base/clock.h"
 #include "base/noise.h"
 #include "reconstruct/stage_rt.h"
 
@@ -9,30 +10,23 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- per-phase time (pf_rt_phase_timing) ---- */
 
 static int phase_on;                        /* atomic */
-static int64_t phase_ns[PF_RT_PHASE_COUNT]; /* atomic sums */
+static int64_t phase_ns[PF_RT_PHASE_COUNT]; /* atomic sums (integers: an atomic add) */
 
-static int64_t now_ns(void)
+/* The start of a timed call in ms, 0 when timing is off. */
+static double phase_begin(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+    return __atomic_load_n(&phase_on, __ATOMIC_RELAXED) ? pf_now_ms() : 0;
 }
 
-/* The start of a timed call, 0 when timing is off. */
-static int64_t phase_begin(void)
+static void phase_end(pf_rt_phase p, double t0)
 {
-    return __atomic_load_n(&phase_on, __ATOMIC_RELAXED) ? now_ns() : 0;
-}
-
-static void phase_end(pf_rt_phase p, int64_t t0)
-{
-    if (t0)
-        __atomic_add_fetch(&phase_ns[p], now_ns() - t0, __ATOMIC_RELAXED);
+    if (t0 > 0)
+        __atomic_add_fetch(&phase_ns[p], (int64_t)llround((pf_now_ms() - t0) * 1e6),
+                           __ATOMIC_RELAXED);
 }
 
 void pf_rt_phase_timing(bool on)
@@ -94,7 +88,7 @@ void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const 
 void pf_rt_zero_buffer_threaded(float *data, int32_t ndims, const int64_t *extent,
                                 const int64_t *stride)
 {
-    int64_t t0 = phase_begin();
+    double t0 = phase_begin();
     zero_job z = zero_args(data, ndims, extent, stride);
     int64_t rows = z.e[1] * z.e[2] * z.e[3];
     if (rows > INT32_MAX)
@@ -107,7 +101,7 @@ void pf_rt_zero_buffer_threaded(float *data, int32_t ndims, const int64_t *exten
 int32_t pf_rt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
                           const float *aux)
 {
-    int64_t t0 = phase_begin();
+    double t0 = phase_begin();
     int32_t rc = pf_srt_reconstruct_par(view, spec, mask, aux, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_RECONSTRUCT, t0);
     return rc;
@@ -117,7 +111,7 @@ int32_t pf_rt_importance_mask_threaded(const pf_buffer *ref, const int64_t *lo,
                                        const int64_t *step, int32_t n1, int32_t n2, float frac,
                                        float sigma_imp, float *mask, float *remapped)
 {
-    int64_t t0 = phase_begin();
+    double t0 = phase_begin();
     int32_t rc = pf_srt_importance_mask_par(ref, lo, step, n1, n2, frac, sigma_imp, mask,
                                             remapped, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_MASK, t0);
@@ -126,7 +120,7 @@ int32_t pf_rt_importance_mask_threaded(const pf_buffer *ref, const int64_t *lo,
 
 int32_t pf_rt_adaptive_coarse_threaded(int32_t n1, int32_t n2, int32_t k, float *mask)
 {
-    int64_t t0 = phase_begin();
+    double t0 = phase_begin();
     int32_t rc = pf_srt_adaptive_coarse_par(n1, n2, k, mask, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_MASK, t0);
     return rc;
@@ -135,7 +129,7 @@ int32_t pf_rt_adaptive_coarse_threaded(int32_t n1, int32_t n2, int32_t k, float 
 int32_t pf_rt_adaptive_refine_threaded(const pf_buffer *view, int32_t k, float frac, float *mask,
                                        float *is_fine)
 {
-    int64_t t0 = phase_begin();
+    double t0 = phase_begin();
     int32_t rc = pf_srt_adaptive_refine_par(view, k, frac, mask, is_fine, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_MASK, t0);
     return rc;
@@ -144,7 +138,7 @@ int32_t pf_rt_adaptive_refine_threaded(const pf_buffer *view, int32_t k, float f
 int32_t pf_rt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                             const int64_t *step, const pf_buffer *ref, int32_t c0)
 {
-    int64_t t0 = phase_begin();
+    double t0 = phase_begin();
     int32_t rc = pf_srt_copy_channels_par(view, k, lo, step, ref, c0, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_COPY, t0);
     return rc;

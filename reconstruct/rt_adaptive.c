@@ -32,11 +32,21 @@ typedef struct ad_sel {
     const double *prio; /* per tile, finite and >= 0 */
 } ad_sel;
 
-void pf_rt_adaptive_coarse_lines(int extent, int k, uint8_t *line)
+static void coarse_line(int extent, int k, uint8_t *line)
 {
     memset(line, 0, (size_t)extent);
     for (int i = 0, n = (extent + k - 1) / k; i < n; i++)
         line[pf_rt_adaptive_coarse_pos(i, k, extent)] = 1;
+}
+
+uint8_t *pf_rt_adaptive_coarse_lines(int w, int h, int k)
+{
+    uint8_t *lines = malloc((size_t)w + (size_t)h);
+    if (lines) {
+        coarse_line(w, k, lines);
+        coarse_line(h, k, lines + w);
+    }
+    return lines;
 }
 
 /* The coarse mask by rows: a coarse row is the coarse columns, any other row is empty. */
@@ -63,11 +73,9 @@ int pf_rt_adaptive_coarse_par(int w, int h, int k, uint8_t *mask, size_t *count,
 {
     if (!mask || w <= 0 || h <= 0 || k < 1)
         return PF_RT_EINVAL;
-    uint8_t *lines = malloc((size_t)w + (size_t)h);
+    uint8_t *lines = pf_rt_adaptive_coarse_lines(w, h, k);
     if (!lines)
         return PF_RT_ENOMEM;
-    pf_rt_adaptive_coarse_lines(w, k, lines);
-    pf_rt_adaptive_coarse_lines(h, k, lines + w);
     coarse_job j = { mask, lines, lines + w, w };
     pf_par_run(par, coarse_rows, &j, h);
     free(lines);

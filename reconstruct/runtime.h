@@ -148,9 +148,10 @@ static inline int pf_rt_adaptive_coarse_pos(int tile, int k, int extent)
  * form splits the rows with par (base/par.h), bit-identical. */
 int pf_rt_adaptive_coarse(int w, int h, int k, uint8_t *mask, size_t *count);
 int pf_rt_adaptive_coarse_par(int w, int h, int k, uint8_t *mask, size_t *count, pf_par_for par);
-/* line[i] = 1 where position i of a line of `extent` holds a coarse sample, else 0: the coarse
- * mask is the product of its column line and its row line. */
-void pf_rt_adaptive_coarse_lines(int extent, int k, uint8_t *line);
+/* The coarse mask as the product of a column line and a row line: w + h bytes (free them),
+ * [x] = 1 where column x holds coarse samples, [w + y] = 1 where row y does, else 0; NULL when
+ * out of memory. */
+uint8_t *pf_rt_adaptive_coarse_lines(int w, int h, int k);
 
 /* Second pass, after the stage has computed its coarse samples into data (channels planes; only
  * the coarse positions are read). Each coarse sample's refinement priority is the sum over

@@ -234,11 +234,9 @@ static int32_t adaptive_out_rows(void *closure, int32_t begin, int32_t end)
 static int adaptive_outputs(int w, int h, int32_t k, const uint8_t *fine, const uint8_t *in_block,
                             float *mask, float *is_fine, pf_par_for par)
 {
-    uint8_t *lines = malloc((size_t)w + (size_t)h);
+    uint8_t *lines = pf_rt_adaptive_coarse_lines(w, h, k);
     if (!lines)
         return PF_RT_ENOMEM;
-    pf_rt_adaptive_coarse_lines(w, k, lines);
-    pf_rt_adaptive_coarse_lines(h, k, lines + w);
     adaptive_out j = { lines, lines + w, fine, in_block, mask, is_fine, (size_t)w };
     pf_par_run(par, adaptive_out_rows, &j, h);
     free(lines);
