@@ -1,7 +1,6 @@
 /* Runtime support for generated code (see runtime.h). */
 #include "codegen/runtime.h"
 
-#include "base/clock.h"
 #include "base/noise.h"
 #include "reconstruct/stage_rt.h"
 
@@ -10,23 +9,32 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- per-phase time (pf_rt_phase_timing) ---- */
 
 static int phase_on;                        /* atomic */
-static int64_t phase_ns[PF_RT_PHASE_COUNT]; /* atomic sums (integers: an atomic add) */
+static int64_t phase_ns[PF_RT_PHASE_COUNT]; /* atomic sums */
 
-/* The start of a timed call in ms, 0 when timing is off. */
-static double phase_begin(void)
+/* Its own clock, not base/clock.h's pf_now_ms: this file is compiled into C-source variants and
+ * exported libraries, which link nothing of perfora's but it. */
+static int64_t now_ns(void)
 {
-    return __atomic_load_n(&phase_on, __ATOMIC_RELAXED) ? pf_now_ms() : 0;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static void phase_end(pf_rt_phase p, double t0)
+/* The start of a timed call, 0 when timing is off. */
+static int64_t phase_begin(void)
 {
-    if (t0 > 0)
-        __atomic_add_fetch(&phase_ns[p], (int64_t)llround((pf_now_ms() - t0) * 1e6),
-                           __ATOMIC_RELAXED);
+    return __atomic_load_n(&phase_on, __ATOMIC_RELAXED) ? now_ns() : 0;
+}
+
+static void phase_end(pf_rt_phase p, int64_t t0)
+{
+    if (t0)
+        __atomic_add_fetch(&phase_ns[p], now_ns() - t0, __ATOMIC_RELAXED);
 }
 
 void pf_rt_phase_timing(bool on)
@@ -88,7 +96,7 @@ void pf_rt_zero_buffer(float *data, int32_t ndims, const int64_t *extent, const 
 void pf_rt_zero_buffer_threaded(float *data, int32_t ndims, const int64_t *extent,
                                 const int64_t *stride)
 {
-    double t0 = phase_begin();
+    int64_t t0 = phase_begin();
     zero_job z = zero_args(data, ndims, extent, stride);
     int64_t rows = z.e[1] * z.e[2] * z.e[3];
     if (rows > INT32_MAX)
@@ -101,7 +109,7 @@ void pf_rt_zero_buffer_threaded(float *data, int32_t ndims, const int64_t *exten
 int32_t pf_rt_reconstruct(const pf_buffer *view, const pf_recon_spec *spec, const float *mask,
                           const float *aux)
 {
-    double t0 = phase_begin();
+    int64_t t0 = phase_begin();
     int32_t rc = pf_srt_reconstruct_par(view, spec, mask, aux, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_RECONSTRUCT, t0);
     return rc;
@@ -111,7 +119,7 @@ int32_t pf_rt_importance_mask_threaded(const pf_buffer *ref, const int64_t *lo,
                                        const int64_t *step, int32_t n1, int32_t n2, float frac,
                                        float sigma_imp, float *mask, float *remapped)
 {
-    double t0 = phase_begin();
+    int64_t t0 = phase_begin();
     int32_t rc = pf_srt_importance_mask_par(ref, lo, step, n1, n2, frac, sigma_imp, mask,
                                             remapped, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_MASK, t0);
@@ -120,7 +128,7 @@ int32_t pf_rt_importance_mask_threaded(const pf_buffer *ref, const int64_t *lo,
 
 int32_t pf_rt_adaptive_coarse_threaded(int32_t n1, int32_t n2, int32_t k, float *mask)
 {
-    double t0 = phase_begin();
+    int64_t t0 = phase_begin();
     int32_t rc = pf_srt_adaptive_coarse_par(n1, n2, k, mask, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_MASK, t0);
     return rc;
@@ -129,7 +137,7 @@ int32_t pf_rt_adaptive_coarse_threaded(int32_t n1, int32_t n2, int32_t k, float 
 int32_t pf_rt_adaptive_refine_threaded(const pf_buffer *view, int32_t k, float frac, float *mask,
                                        float *is_fine)
 {
-    double t0 = phase_begin();
+    int64_t t0 = phase_begin();
     int32_t rc = pf_srt_adaptive_refine_par(view, k, frac, mask, is_fine, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_MASK, t0);
     return rc;
@@ -138,7 +146,7 @@ int32_t pf_rt_adaptive_refine_threaded(const pf_buffer *view, int32_t k, float f
 int32_t pf_rt_copy_channels(const pf_buffer *view, int32_t k, const int64_t *lo,
                             const int64_t *step, const pf_buffer *ref, int32_t c0)
 {
-    double t0 = phase_begin();
+    int64_t t0 = phase_begin();
     int32_t rc = pf_srt_copy_channels_par(view, k, lo, step, ref, c0, pf_rt_parallel_for);
     phase_end(PF_RT_PHASE_COPY, t0);
     return rc;
