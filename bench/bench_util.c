@@ -186,6 +186,7 @@ pf_variant *bench_compile_with(bench_prog *bp, const pf_plan *plan, int threads,
     o.no_channel_unroll = flags & BENCH_NO_CHANNEL_UNROLL;
     o.no_bands = flags & BENCH_NO_BANDS;
     o.no_vector_math = flags & BENCH_NO_VECTOR_MATH;
+    o.no_narrow = flags & BENCH_NO_NARROW;
     return pf_variant_build(bp->prog, &bp->params, plan, &o, err);
 }
 

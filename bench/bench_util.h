@@ -71,6 +71,7 @@ enum {
     BENCH_NO_BANDS = 8,           /* scatter stages serial (pass_bands off) */
     BENCH_FAST_MATH = 16,         /* perfora's opt-in Halide float semantics (--fast-math) */
     BENCH_NO_VECTOR_MATH = 32,    /* libm per lane for exp, log, pow, sin, cos */
+    BENCH_NO_NARROW = 64,         /* window arrays keep their declared length (pass_narrow off) */
 };
 pf_variant *bench_compile_with(bench_prog *bp, const pf_plan *plan, int threads, unsigned flags,
                                pf_error *err);

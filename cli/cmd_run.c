@@ -36,8 +36,8 @@ static const char run_usage[] =
     "                      semantics (about 1.5 ulp per division)\n"
     "  --no-vector-math    JIT: exp, log, pow... on vectors as one libm call per lane\n"
     "  --dump STAGE        print what STAGE makes and stop (--in and --out may be left out):\n"
-    "                      parse, check, plan, lower, bounds, ondemand, channels, bands,\n"
-    "                      collapse, llvm;\n"
+    "                      parse, check, plan, lower, narrow, bounds, ondemand, channels,\n"
+    "                      bands, collapse, llvm;\n"
     "                      '(unchanged)' where a stage changed nothing\n";
 
 static int add_arg(const char **list, int *n, const char *value)
@@ -83,8 +83,8 @@ static int parse_option(pf_run_request *a, const char *s, const char *v)
     if (strcmp(s, "--compile-threads") == 0)
         return parse_count(s, v, 8, &a->copt.compile_threads);
     if (strcmp(s, "--dump") == 0 && !pf_run_stage_known(v))
-        return pf_cli_usage("run", "--dump takes parse, check, plan, lower, bounds, ondemand, "
-                            "channels, bands, collapse or llvm, not '%s'", v);
+        return pf_cli_usage("run", "--dump takes parse, check, plan, lower, narrow, bounds, "
+                            "ondemand, channels, bands, collapse or llvm, not '%s'", v);
     if (strcmp(s, "--schedule") == 0)
         a->schedule = v;
     else if (strcmp(s, "--dump") == 0)

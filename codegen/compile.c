@@ -53,8 +53,9 @@ struct backend {
     void (*release)(pf_variant *v);
 };
 
-const char *const pf_compile_stage_names[] = { "lower", "bounds", "ondemand", "channels",
-                                               "bands", "collapse", "llvm", NULL };
+const char *const pf_compile_stage_names[] = { "lower", "narrow", "bounds", "ondemand",
+                                               "channels", "bands", "collapse", "llvm",
+                                               NULL };
 
 pf_plan_target pf_host_plan_target(void)
 {
@@ -78,6 +79,11 @@ typedef struct pass {
                   as they are (the others split, move or band loops; docs/gpu.md) */
     bool only_gpu;  /* runs only there (the GPU form of a pass that splits loops) */
 } pass;
+
+static ir_func *run_narrow(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
+{
+    return o->no_narrow ? f : pf_pass_narrow(f, ps);
+}
 
 static ir_func *run_bounds(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
 {
@@ -109,7 +115,8 @@ static ir_func *run_collapse(ir_func *f, const pf_compile_options *o, pf_pass_st
     return o->no_collapse ? f : pf_pass_collapse(f, ps);
 }
 
-static const pass passes[] = { { "bounds", run_bounds, false, false },
+static const pass passes[] = { { "narrow", run_narrow, false, false },
+                               { "bounds", run_bounds, false, false },
                                { "bounds", run_bounds_gpu, true, true },
                                { "ondemand", run_ondemand, true, false },
                                { "channels", run_channels, false, false },
@@ -178,6 +185,7 @@ static void keep_pass_stats(pf_variant_stats *s, const pf_pass_stats *ps)
     s->bands_parallel = ps->bands_parallel;
     s->bands_refused = ps->bands_refused;
     s->loops_collapsed = ps->loops_collapsed;
+    s->arrays_narrowed = ps->arrays_narrowed;
 }
 
 /* Lowering, then the passes. Each result is verified, so a broken pass is caught where it

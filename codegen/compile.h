@@ -41,6 +41,7 @@ typedef struct pf_compile_options {
     bool no_channel_unroll;   /* channel loops stay outside y and x (pass_channels off) */
     bool no_bands;            /* scatter stages stay serial even when asked (pass_bands off) */
     bool no_collapse;         /* no pass_collapse: each channel keeps its own parallel loop */
+    bool no_narrow;           /* no pass_narrow: window arrays keep their declared length */
     const char *dump_ir;      /* write the final loop IR here (text), or NULL */
     const char *emit_llvm;    /* write the optimized LLVM IR here, or NULL */
     const char *emit_c_dir;   /* write NAME.c/NAME.h/perfora_rt.* here, or NULL */
@@ -103,6 +104,7 @@ typedef struct pf_variant_stats {
     int channels_unrolled;
     int bands_parallel, bands_refused;  /* scatter loops banded / asked but left serial */
     int loops_collapsed;      /* channel loops merged into their parallel loops */
+    int arrays_narrowed;      /* window arrays declared as long as their counter goes */
     double lower_ms;         /* pf_lower */
     double passes_ms;        /* the loop-IR passes */
     double emit_ms;          /* loop IR -> LLVM IR */

@@ -16,6 +16,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "codegen/ir_clone.h"
+#include "codegen/ir_fill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1063,7 +1064,7 @@ static void vstmt(vec *v, const ir_stmt *s)
         LLVMTypeRef at = LLVMArrayType(vec_type(v, s->var->type), (unsigned)s->var->array_len);
         v->vslot[s->var->id] = entry_alloca(e, at, s->var->name);
         v->inside[s->var->id] = 1;
-        if (vec_fills_in_order(v->body, s->var))  /* only element 0 can be read unwritten */
+        if (ir_fill_counter(v->body, s->var))  /* only element 0 can be read unwritten */
             LLVMBuildStore(e->b, LLVMConstNull(vec_type(v, s->var->type)), v->vslot[s->var->id]);
         else
             LLVMBuildMemSet(e->b, v->vslot[s->var->id], LLVMConstInt(e->t_i8, 0, 0),

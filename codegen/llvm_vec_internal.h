@@ -67,8 +67,5 @@ LLVMValueRef vec_unpermute(vec *v, LLVMValueRef x);
  * lane's n covers the whole array and (floats) no element is NaN, else the runtime's scalar
  * median per lane. */
 vval vec_median(vec *v, const ir_expr *x);
-/* Whether array a of the body is a window filled in order by a counter and read only by
- * median(a, counter): then only its element 0 needs zeroing at its declaration. */
-bool vec_fills_in_order(const ir_stmt *body, const ir_var *a);
 
 #endif

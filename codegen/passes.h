@@ -17,7 +17,13 @@ typedef struct pf_pass_stats {
     int bands_parallel;   /* pass_bands: scatter loops run in parallel bands */
     int bands_refused;    /* pass_bands: asked for but left serial (not provably disjoint) */
     int loops_collapsed;  /* pass_collapse: channel loops merged into their parallel loop */
+    int arrays_narrowed;  /* pass_narrow: window arrays declared as long as their counter goes */
 } pf_pass_stats;
+
+/* pass_narrow.c: a local array filled in order by a counter (ir_fill.h) is declared with as
+ * many elements as the counter can reach when that is fewer (a window whose loops are
+ * perforated), so that the vector median's network covers it. Runs first, on CPU plans. */
+ir_func *pf_pass_narrow(ir_func *f, pf_pass_stats *stats);
 
 /* pass_bounds.c: boundary-check removal and interior/border loop partitioning; with
  * merge_borders, the two border parts of a loop whose iterations may run in any order run as
