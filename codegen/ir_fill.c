@@ -1,5 +1,5 @@
-/* Local arrays filled in order by a counter (see ir_fill.h). Moved here from the vector
- * median, which was the first to rely on it. */
+/* Local arrays filled in order by a counter (see ir_fill.h): what the vector code (llvm_vec.c)
+ * and pass_narrow rely on. */
 #include "codegen/ir_fill.h"
 
 #include <stdbool.h>

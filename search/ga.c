@@ -36,6 +36,7 @@ void pf_ga_init(pf_ga *ga, const pf_program *prog, const pf_ga_params *p)
     pf_rng_seed(&ga->rng, p->seed);
     ga->generation = -1;
     pf_strmap_init(&ga->seen);
+    pf_strmap_init(&ga->seen_code);
 }
 
 static void free_members(pf_ga_member *m, int n)
@@ -53,12 +54,44 @@ void pf_ga_free(pf_ga *ga)
     free_members(ga->next, ga->n_next);
     pf_genome_ctx_free(&ga->ctx);
     pf_strmap_free(&ga->seen);
+    pf_strmap_free(&ga->seen_code);
     memset(ga, 0, sizeof *ga);
+}
+
+static bool skips_nothing(const pf_approx_gene *g)
+{
+    return (g->kind == PF_GENE_STEP && g->step == 1) ||
+           ((g->kind == PF_GENE_FIRST || g->kind == PF_GENE_LAST) && g->frac >= 1);
+}
+
+char *pf_ga_same_code_text(const pf_ga *ga, const pf_schedule *s)
+{
+    pf_schedule c;
+    pf_schedule_copy(&c, s);
+    for (int l = 0; l < c.n_loops; l++)
+        if (skips_nothing(&c.approx[l]))
+            memset(&c.approx[l], 0, sizeof c.approx[l]);  /* PF_GENE_EXACT */
+    char *text = pf_schedule_text(ga->prog, &c);
+    pf_schedule_free(&c);
+    return text;
+}
+
+static void mark_same_code(pf_ga *ga, const pf_schedule *s)
+{
+    char *text = pf_ga_same_code_text(ga, s);
+    pf_strmap_add(&ga->seen_code, text, 0);
+    free(text);
 }
 
 void pf_ga_mark_seen(pf_ga *ga, const char *text)
 {
     pf_strmap_add(&ga->seen, text, 0);
+    pf_schedule s;
+    pf_error err;
+    if (pf_schedule_parse(ga->prog, text, "<seen>", &s, &err) == 0) {
+        mark_same_code(ga, &s);
+        pf_schedule_free(&s);
+    }
 }
 
 /* Takes s into the next generation unless its text was seen; frees s otherwise. The member
@@ -79,6 +112,7 @@ static bool offer(pf_ga *ga, pf_schedule *s, pf_ga_origin origin)
         pf_schedule_free(s);
         *s = parsed;
     }
+    mark_same_code(ga, s);
     pf_ga_member *m = &ga->next[ga->n_next++];
     memset(m, 0, sizeof *m);
     m->text = text;

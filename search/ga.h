@@ -75,6 +75,9 @@ typedef struct pf_ga {
     int n_next;            /* the proposed generation */
     pf_ga_member *next;
     pf_strmap seen;        /* every genome text ever proposed: duplicates are rejected */
+    pf_strmap seen_code;   /* the same texts without their genes that skip nothing
+                              (pf_ga_same_code_text): guided breeding rejects a child that
+                              would run the code of one seen */
     long rejected;         /* duplicates rejected so far (statistics) */
     pf_ga_guide guide;     /* model-guided breeding, or choose NULL */
 } pf_ga;

@@ -271,6 +271,19 @@ double pf_gene_fraction(const pf_program_static *ps, int loop, const pf_approx_g
     return f > 0 ? f : 1e-6;
 }
 
+bool pf_gene_computes_all(const pf_program_static *ps, int loop, const pf_approx_gene *g)
+{
+    switch (g->kind) {
+    case PF_GENE_EXACT: return true;
+    case PF_GENE_GRID:
+    case PF_GENE_STEP:
+    case PF_GENE_FIRST:
+    case PF_GENE_LAST:
+    case PF_GENE_RANDOM: return pf_gene_fraction(ps, loop, g) >= 1;
+    default: return false;
+    }
+}
+
 static double grid_spacing(const pf_approx_gene *g, double frac)
 {
     if (g->kind != PF_GENE_GRID)
@@ -316,8 +329,10 @@ void pf_features_of(const pf_program *prog, const pf_program_static *ps, const p
         pf_stage_features *f = &out->stage[st];
         double frac = pf_gene_fraction(ps, l, g);
         f->frac *= frac;  /* a for loop's perforation thins its stage's work */
-        if (prog->loops[l].kind != PF_LOOP_STAGE)
+        if (prog->loops[l].kind != PF_LOOP_STAGE) {
+            f->inner_random |= g->kind == PF_GENE_RANDOM;
             continue;
+        }
         f->kind = g->kind;
         f->recon = g->recon;
         f->on_demand = g->on_demand && !ps->stage[st].output;

@@ -56,6 +56,9 @@ typedef struct pf_stage_features {
     bool channels;       /* channel subsampling */
     double sigma;        /* of a Gaussian reconstruction, else 0 */
     double spacing;      /* grid: the geometric mean spacing; else 1 / sqrt(frac) */
+    bool inner_random;   /* a `for` loop inside is perforated at random: a hash per iteration
+                            and a count that differs between pixels (a median's window then
+                            misses the vector network: 20x the exact time, docs/bench.md) */
     /* the execution gene (exec_set false: the default schedule) */
     bool exec_set, parallel, reorder, slide;
     int at;              /* -1 root, PF_EXEC_INLINE, or the consumer stage */
@@ -76,6 +79,10 @@ void pf_features_free(pf_features *f);
  * 1 / prod(spacings) (x 1/3 with one of 3 channels), adaptive, importance and random their
  * fraction, step 1/N, first/last F, channels C/3; 1 for exact. */
 double pf_gene_fraction(const pf_program_static *ps, int loop, const pf_approx_gene *g);
+/* Whether gene g computes every point of its loop, so the exact program's output: the exact
+ * gene, and a grid of spacings 1, `step 1`, `first 1`, `last 1` or `random 1` on every
+ * channel. (Adaptive and importance sampling are not counted, whatever their fraction.) */
+bool pf_gene_computes_all(const pf_program_static *ps, int loop, const pf_approx_gene *g);
 
 /* Features of one approximation gene for the error model, dense, PF_GENE_NFEAT of them:
  * log computed share, per kind and reconstruction indicators, on demand, channels, log sigma,

@@ -16,7 +16,7 @@ enum {
     /* compute terms */
     P_SERIAL, P_VEC_NONE, P_VEC_4, P_VEC_16, P_TILED, P_TILE_SMALL, P_UNROLL, P_REORDER, P_AT,
     P_SLIDE, P_TILE_NARROW, P_AT_SMALL, P_ALONE_SET, P_CONSUMER_SET, P_IMPORTANCE, P_ADAPTIVE,
-    P_LOOP_PERF, P_CHANNELS, P_LOG_FRAC,
+    P_LOOP_PERF, P_INNER_RANDOM, P_CHANNELS, P_LOG_FRAC,
     P_LOG_SX, P_LOG_SY,
     /* filling terms (reconstruction) */
     P_R_NEAREST, P_R_LINEAR, P_R_GAUSS, P_R_GAUSS_SV, P_R_NONE, P_R_IRREGULAR, P_R_LOG_KERNEL,
@@ -80,6 +80,7 @@ static void compute_features(const pf_stage_features *f, int s, double *z)
     z[P_IMPORTANCE] = f->kind == PF_GENE_IMPORTANCE;
     z[P_ADAPTIVE] = f->kind == PF_GENE_ADAPTIVE;
     z[P_LOOP_PERF] = f->kind >= PF_GENE_STEP;
+    z[P_INNER_RANDOM] = f->inner_random;
     z[P_CHANNELS] = f->channels;
     z[P_LOG_FRAC] = log(f->frac);
     /* Skipping along x breaks the vector lanes: a sample costs more than in a dense row. */
