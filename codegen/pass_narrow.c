@@ -85,6 +85,7 @@ static ir_stmt *rewrite(ir_func *f, ir_subst *sub, const ir_stmt *s, int *narrow
     r->lo = subst(f, sub, s->lo);
     r->hi = subst(f, sub, s->hi);
     r->step = subst(f, sub, s->step);
+    r->align = subst(f, sub, s->align);
     if (s->kind == IR_S_STORE) {
         r->idx = pf_arena_alloc(f->arena, sizeof *r->idx * (size_t)(s->n + 1));
         for (int i = 0; i < s->n; i++)
