@@ -1,6 +1,7 @@
 /* `perfora run` as a library (run/run.h): each --dump stage shows what that stage made and
  * says "(unchanged)" where a stage changed nothing, a run writes its outputs and times them,
  * and bad requests get a clear error; binding images to a program (run/pipeline_io.h). */
+#include "codegen/compile.h"
 #include "run/pipeline_io.h"
 #include "run/run.h"
 
@@ -61,6 +62,23 @@ static void test_dump_stages(void)
     t = dump_of(NULL, "llvm");
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "define"));
     free(t);
+    t = dump_of(NULL, "narrow");  /* blur has no window array */
+    CU_ASSERT_STRING_EQUAL(t, "(unchanged)\n");
+    free(t);
+    /* every stage of the compiler is known, and the list ends after the last of them (its
+     * table once had room for exactly the stages it had) */
+    int n = 0;
+    const char *const *names = pf_run_stage_names();
+    while (names[n])
+        n++;
+    int compile = 0;
+    while (pf_compile_stage_names[compile]) {
+        CU_ASSERT(pf_run_stage_known(pf_compile_stage_names[compile]));
+        compile++;
+    }
+    CU_ASSERT_EQUAL(n, 3 + compile);
+    CU_ASSERT_STRING_EQUAL(names[n - 1], "llvm");
+    CU_ASSERT(!pf_run_stage_known("nonesuch"));
 }
 
 static void test_run_writes_and_times(void)
