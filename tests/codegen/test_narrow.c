@@ -121,6 +121,18 @@ static void test_median_results_unchanged(void)
     for (size_t i = 0; i < sizeof scheds / sizeof *scheds; i++) {
         CU_ASSERT_EQUAL(expect_same(p, scheds[i], photo, scheds[i]), 1);
     }
+    /* the C backend declares the narrowed array too (exports compile that source) */
+    pf_param_values pv;
+    pf_params_init(&pv, p);
+    pf_plan *plan = cg_plan(p, scheds[1]);
+    cg_run ref, c_out;
+    CU_ASSERT_EQUAL_FATAL(cg_run_plan(p, &pv, plan, PF_BACKEND_INTERP, &photo, 1, &ref), 0);
+    CU_ASSERT_EQUAL_FATAL(cg_run_plan(p, &pv, plan, PF_BACKEND_C, &photo, 1, &c_out), 0);
+    CU_ASSERT_EQUAL(cg_max_abs_diff(ref.out[0], c_out.out[0]), 0);
+    cg_run_free(&ref);
+    cg_run_free(&c_out);
+    pf_plan_free(plan);
+    pf_params_free(&pv);
     /* windows truncated at every border, images narrower than the window */
     static const int sizes[][2] = { { 1, 1 }, { 7, 3 }, { 9, 9 }, { 23, 11 } };
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
