@@ -29,18 +29,6 @@ static const char *const scheds[] = {
 #define N_SCHEDS (int)(sizeof scheds / sizeof *scheds)
 #define N_ROWS (1 + 2 * N_SCHEDS) /* exact, then each schedule with and without the pass */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static double time_ms(pf_variant *v, pf_image *in, pf_image *out)
 {
     pf_error err;
@@ -102,10 +90,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < rounds; k++)
         for (int r = 0; r < N_ROWS; r++)
             t[r][k] = time_ms(v[r], in, out[r]);
-    double exact[MAX_ROUNDS];
-    memcpy(exact, t[0], sizeof exact);
     printf("%dx%d, %d threads, %d rounds; exact %.2f ms (median)\n", w, h, threads, rounds,
-           median_of(exact, rounds));
+           pf_median(t[0], rounds));
     printf("%-64s %9s %9s %9s %9s %12s\n", "schedule", "ms", "speedup", "ms -pass", "speedup",
            "max |diff|");
     for (int s = 0; s < N_SCHEDS; s++) {
@@ -114,8 +100,8 @@ int main(int argc, char **argv)
             double ratio[MAX_ROUNDS], *tv = t[1 + 2 * s + j];
             for (int k = 0; k < rounds; k++)
                 ratio[k] = t[0][k] / tv[k];
-            sp[j] = median_of(ratio, rounds);
-            ms[j] = median_of(tv, rounds);
+            sp[j] = pf_median(ratio, rounds);
+            ms[j] = pf_median(tv, rounds);
         }
         char name[128];
         one_line(scheds[s], name, sizeof name);

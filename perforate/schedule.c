@@ -118,6 +118,12 @@ void pf_gene_canonical(const pf_approx_gene *in, pf_approx_gene *out)
 }
 
 /* Field by field: struct padding makes memcmp unreliable. */
+bool pf_gene_skips_nothing(const pf_approx_gene *g)
+{
+    return (g->kind == PF_GENE_STEP && g->step == 1) ||
+           ((g->kind == PF_GENE_FIRST || g->kind == PF_GENE_LAST) && g->frac >= 1);
+}
+
 bool pf_gene_equal(const pf_approx_gene *a, const pf_approx_gene *b)
 {
     pf_approx_gene x, y;

@@ -58,18 +58,12 @@ void pf_ga_free(pf_ga *ga)
     memset(ga, 0, sizeof *ga);
 }
 
-static bool skips_nothing(const pf_approx_gene *g)
-{
-    return (g->kind == PF_GENE_STEP && g->step == 1) ||
-           ((g->kind == PF_GENE_FIRST || g->kind == PF_GENE_LAST) && g->frac >= 1);
-}
-
 char *pf_ga_same_code_text(const pf_ga *ga, const pf_schedule *s)
 {
     pf_schedule c;
     pf_schedule_copy(&c, s);
     for (int l = 0; l < c.n_loops; l++)
-        if (skips_nothing(&c.approx[l]))
+        if (pf_gene_skips_nothing(&c.approx[l]))
             memset(&c.approx[l], 0, sizeof c.approx[l]);  /* PF_GENE_EXACT */
     char *text = pf_schedule_text(ga->prog, &c);
     pf_schedule_free(&c);

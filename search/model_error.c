@@ -102,22 +102,16 @@ static void remember(pf_strmap *map, double **err, int **cnt, int *n, int *cap, 
     }
 }
 
-/* A gene that computes every point (pf_gene_computes_all) is left out of the genes a
- * candidate is made of: in the per-gene regression on log(error + EPS) its error of 0 pulled
- * the loop's trend towards no error at all (the median's `median_y_loop step 2` was estimated
- * at Lab 0.20 next to `step 1` and `step 4`, and measured 1.39), and a composition would count
- * it as a part. */
-static bool no_op(const pf_error_model *m, int loop, const pf_approx_gene *g)
-{
-    return pf_gene_computes_all(m->ps, loop, g);
-}
-
-/* The one gene of s that changes something, or -1. */
+/* The one gene of s that changes something, or -1. A gene that computes every point
+ * (pf_gene_computes_all) is not one of the genes a candidate is made of: in the per-gene
+ * regression on log(error + EPS) its error of 0 pulled the loop's trend towards no error at
+ * all (the median's `median_y_loop step 2` was estimated at Lab 0.20 next to `step 1` and
+ * `step 4`, and measured 1.39), and a composition would count it as a part. */
 static int only_gene(const pf_error_model *m, const pf_schedule *s)
 {
     int loop = -1;
     for (int l = 0; l < s->n_loops; l++)
-        if (!no_op(m, l, &s->approx[l])) {
+        if (!pf_gene_computes_all(m->ps, l, &s->approx[l])) {
             if (loop >= 0)
                 return -1;
             loop = l;
@@ -267,7 +261,7 @@ static int gene_errors(const pf_error_model *m, const pf_schedule *s, double *e,
 {
     int n = 0;
     for (int l = 0; l < s->n_loops; l++)
-        if (!no_op(m, l, &s->approx[l]))
+        if (!pf_gene_computes_all(m->ps, l, &s->approx[l]))
             e[n++] = gene_error(m, l, &s->approx[l], estimated);
     return n;
 }

@@ -273,15 +273,11 @@ double pf_gene_fraction(const pf_program_static *ps, int loop, const pf_approx_g
 
 bool pf_gene_computes_all(const pf_program_static *ps, int loop, const pf_approx_gene *g)
 {
-    switch (g->kind) {
-    case PF_GENE_EXACT: return true;
-    case PF_GENE_GRID:
-    case PF_GENE_STEP:
-    case PF_GENE_FIRST:
-    case PF_GENE_LAST:
-    case PF_GENE_RANDOM: return pf_gene_fraction(ps, loop, g) >= 1;
-    default: return false;
-    }
+    if (g->kind == PF_GENE_EXACT || pf_gene_skips_nothing(g))
+        return true;
+    /* every point sampled, though not by the exact loop: a grid's fills, random's tests */
+    return (g->kind == PF_GENE_GRID || g->kind == PF_GENE_RANDOM) &&
+           pf_gene_fraction(ps, loop, g) >= 1;
 }
 
 static double grid_spacing(const pf_approx_gene *g, double frac)

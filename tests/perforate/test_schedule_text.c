@@ -168,6 +168,25 @@ static void test_equal_when_written_differently(void)
     pf_program_free(p);
 }
 
+/* Loop perforation that skips no iteration: `step 1`, `first 1`, `last 1`; not a grid of
+ * spacings 1 (its fills), nor `random 1` (its tests), nor any perforation that skips. */
+static void test_genes_that_skip_nothing(void)
+{
+    pf_approx_gene yes[] = { { .kind = PF_GENE_STEP, .step = 1 },
+                             { .kind = PF_GENE_FIRST, .frac = 1 },
+                             { .kind = PF_GENE_LAST, .frac = 1 } };
+    pf_approx_gene no[] = { { .kind = PF_GENE_STEP, .step = 2 },
+                            { .kind = PF_GENE_FIRST, .frac = 0.999 },
+                            { .kind = PF_GENE_LAST, .frac = 0.5 },
+                            { .kind = PF_GENE_RANDOM, .frac = 1 },
+                            { .kind = PF_GENE_GRID, .n_spacing = 2, .spacing = { 1, 1 } },
+                            { .kind = PF_GENE_EXACT } };
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        CU_ASSERT(pf_gene_skips_nothing(&yes[i]));
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        CU_ASSERT(!pf_gene_skips_nothing(&no[i]));
+}
+
 /* Equality looks only at what the text holds: stray fields of a gene built in code do not
  * count, and values equal to six digits are equal. */
 static void test_gene_equality_is_canonical(void)
@@ -579,7 +598,8 @@ static void test_syntax_errors(void)
 PF_TEST_SUITE(schedule_text,
               PF_TEST(test_blur_paper_variant), PF_TEST(test_defaults_spelled_out),
               PF_TEST(test_every_gene_form), PF_TEST(test_equal_when_written_differently),
-              PF_TEST(test_gene_equality_is_canonical), PF_TEST(test_version_line),
+              PF_TEST(test_gene_equality_is_canonical), PF_TEST(test_genes_that_skip_nothing),
+              PF_TEST(test_version_line),
               PF_TEST(test_exec_lines), PF_TEST(test_exec_slide_lines),
               PF_TEST(test_exec_reorder_text), PF_TEST(test_exec_reorder_refusals),
               PF_TEST(test_load_and_from_string),
