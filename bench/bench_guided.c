@@ -24,7 +24,9 @@
  *                     [--lookahead L] [--seed S] [--seeds N] [--jobs J] [--threads T]
  *                     [--equal] [--fidelity WxH] [--keep DIR] [--reuse-plain DIR]
  * (--reuse-plain DIR takes the plain GA's finished runs from an earlier run's --keep DIR
- * instead of running them again; their frontiers are re-measured with the others.) */
+ * instead of running them again; their frontiers are re-measured with the others. The same
+ * command again on the --keep DIR of a bench that was killed takes its finished runs as they
+ * are and resumes an unfinished one; their wall times print as nan.) */
 #include "base/arena.h"
 #include "base/clock.h"
 #include "base/fileio.h"
@@ -71,6 +73,7 @@ typedef struct search {
     long measured;          /* training candidates measured (at the bench's resolution) */
     long measured_low;      /* at low fidelity */
     double wall_s, load0, load1;
+    bool resumed;           /* an unfinished run of the --keep DIR, continued */
     char **front;           /* the training frontier's schedule texts */
     int n_front;
     double train_area;
@@ -221,6 +224,24 @@ static double area_of(const pf_eval_record *recs, const int *idx, int n, double 
     return area;
 }
 
+static bool file_in(const char *dir, const char *name)
+{
+    char path[PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, R_OK) == 0;
+}
+
+/* A run directory with its config (begun) and with its summary (finished). */
+static bool run_started(const char *dir)
+{
+    return file_in(dir, "config.json");
+}
+
+static bool run_finished(const char *dir)
+{
+    return file_in(dir, "summary.json");
+}
+
 static int run_search(const bench_args *a, const char *app, const char *root, search *s)
 {
     pf_tune_config cfg;
@@ -228,12 +249,17 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
     bool reused = s->kind == PLAIN && a->reuse;
     snprintf(s->dir, sizeof s->dir, "%s/%s-%s-%llu", reused ? a->reuse : root, app,
              kind_dirs[s->kind], s->seed);
+    /* A --keep DIR of a bench that was killed: its finished runs are taken as they are, an
+     * unfinished one is resumed (its wall time then means nothing and is not printed). */
+    s->resumed = !reused && run_started(s->dir);
+    reused = reused || run_finished(s->dir);
     pf_error err;
     s->load0 = bench_loadavg();
     double t0 = pf_now_ms();
     int rc = 0;
     if (!reused) {
-        pf_tune *t = pf_tune_create(s->dir, &cfg, &err);
+        pf_tune *t = s->resumed ? pf_tune_resume(s->dir, 0, &err)
+                                : pf_tune_create(s->dir, &cfg, &err);
         pf_pool_options opt = { .jobs = a->jobs };
         pf_evaluator *ev = t ? pf_pool_new(&pf_tune_config_of(t)->eval, &opt, &err) : NULL;
         rc = ev ? pf_tune_run(t, ev, NULL, &err) : -1;
@@ -243,7 +269,7 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
         rc = pf_fail(&err, "--reuse-plain: no run %s", s->dir);
     }
     pf_tune_config_free(&cfg);
-    s->wall_s = reused ? NAN : (pf_now_ms() - t0) / 1000;
+    s->wall_s = reused || s->resumed ? NAN : (pf_now_ms() - t0) / 1000;
     s->load1 = bench_loadavg();
     if (rc != 0) {
         fprintf(stderr, "bench_guided: %s: %s\n", s->dir, err.msg);
