@@ -5,9 +5,9 @@
  * with L pools bred ahead on predictions, "guided+la"), with --equal also the guided search
  * measuring as many candidates as the GA (the GA's new children a generation, G generations),
  * and with --fidelity WxH the plain GA and the guided search measuring every child first on
- * the WxH training images and at the bench's resolution only when promoted (tune --fidelity). Runs alternate their
- * order from app to app and seed to seed, so that a drift of the machine's load does not favour
- * one. Each search's training frontier is then re-measured on the test split, all of them in
+ * the WxH training images and at the bench's resolution only when promoted (tune --fidelity).
+ * Runs alternate their order from app to app and seed to seed (a killed bench's unfinished runs
+ * last), so that a drift of the machine's load does not favour one. Each search's training frontier is then re-measured on the test split, all of them in
  * one pool with their variants interleaved (the same conditions for every search), and the
  * table gives per search: candidates measured (at the resolution; "low": at low fidelity), wall
  * time, the load average, the test-frontier area (mean relative time over error budgets 0..10,
@@ -242,13 +242,19 @@ static bool run_finished(const char *dir)
     return file_in(dir, "summary.json");
 }
 
+static void search_dir(const bench_args *a, const char *app, const char *root, search *s)
+{
+    bool reused = s->kind == PLAIN && a->reuse;
+    snprintf(s->dir, sizeof s->dir, "%s/%s-%s-%llu", reused ? a->reuse : root, app,
+             kind_dirs[s->kind], s->seed);
+}
+
 static int run_search(const bench_args *a, const char *app, const char *root, search *s)
 {
     pf_tune_config cfg;
     app_config(a, app, s->kind, s->seed, &cfg);
     bool reused = s->kind == PLAIN && a->reuse;
-    snprintf(s->dir, sizeof s->dir, "%s/%s-%s-%llu", reused ? a->reuse : root, app,
-             kind_dirs[s->kind], s->seed);
+    search_dir(a, app, root, s);
     /* A --keep DIR of a bench that was killed: its finished runs are taken as they are, an
      * unfinished one is resumed (its wall time then means nothing and is not printed). */
     s->resumed = !reused && run_started(s->dir);
@@ -368,6 +374,24 @@ static int kinds_of(const bench_args *a, int *kinds)
     return n;
 }
 
+/* In a killed bench's --keep DIR, the unfinished runs go after the fresh ones: a fresh search's
+ * wall time is part of the result, a resumed one's is not, so if the bench is killed again the
+ * timed searches are the likelier to have finished. */
+static void resumed_last(const bench_args *a, const char *app, const char *root, search *s,
+                         int n_s)
+{
+    search tmp[N_KINDS];
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < n_s; k++) {
+            search_dir(a, app, root, &s[k]);
+            bool unfinished = run_started(s[k].dir) && !run_finished(s[k].dir);
+            if (unfinished == (pass == 1))
+                tmp[n++] = s[k];
+        }
+    memcpy(s, tmp, sizeof *s * (size_t)n_s);
+}
+
 /* One app at one seed: every search, the test re-measurement, a row each. */
 static int run_app_seed(const bench_args *a, const char *app, unsigned long long seed, int turn,
                         const char *root, search *s, int n_s)
@@ -378,6 +402,7 @@ static int run_app_seed(const bench_args *a, const char *app, unsigned long long
         s[k].kind = kinds[turn % 2 == 0 ? k : (n_s - 1 - k)];
         s[k].seed = seed;
     }
+    resumed_last(a, app, root, s, n_s);
     for (int k = 0; k < n_s && rc == 0; k++)
         rc = run_search(a, app, root, &s[k]);
     if (rc == 0)
