@@ -12,7 +12,8 @@
  * child was measured): the median Spearman, the spread of the measured times (IQR of log time)
  * and the bias (median log(measured / predicted)), which tell a narrow range of children from
  * a worse model.
- * Usage: bench_model RUN [RUN ...]   (run directories of perfora tune; nothing is timed) */
+ * Usage: bench_model [--dump] [--insample] [--predict FILE] RUN [RUN ...]
+ *        (run directories of perfora tune; nothing is timed) */
 #include "base/arena.h"
 #include "base/fileio.h"
 #include "lang/lang.h"
@@ -29,6 +30,9 @@
 
 /* --dump: every prediction of the "ahead" protocol on a line of its own. */
 static bool dump;
+/* --predict FILE: schedules (separated by blank lines) predicted by the models fitted on all
+ * of each run: why a search did or did not measure a child. */
+static const char *predict_file;
 /* --insample: the split protocol fitted and evaluated on every candidate (the fit's residual). */
 static bool insample;
 
@@ -263,10 +267,41 @@ static void split(run_data *rd, pf_model_accuracy *out)
     free(test);
 }
 
+/* Every schedule of predict_file, predicted by rd's models fitted on all its measurements. */
+static void predict_listed(const run_data *rd, const char *name)
+{
+    char *text = NULL;
+    size_t len;
+    pf_error err;
+    if (pf_read_file(predict_file, (size_t)1 << 24, &text, &len, &err) != 0) {
+        fprintf(stderr, "bench_model: %s\n", err.msg);
+        return;
+    }
+    for (char *p = text; p && *p;) {
+        char *end = strstr(p, "\n\n");
+        if (end)
+            *end = 0;
+        pf_schedule s;
+        if (pf_schedule_parse(rd->prog, p, predict_file, &s, &err) != 0) {
+            printf("%-28s predict: %s\n", name, err.msg);
+        } else {
+            double t, e;
+            pf_model_predict(&rd->all, &s, &t, &e);
+            for (char *c = p; *c; c++)
+                *c = *c == '\n' ? '|' : *c;
+            printf("%-28s predict time %.3f error %.3f: %s\n", name, t, e, p);
+            pf_schedule_free(&s);
+        }
+        p = end ? end + 2 : NULL;
+    }
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_model RUN [RUN ...]\n");
+        fprintf(stderr,
+                "usage: bench_model [--dump] [--insample] [--predict FILE] RUN [RUN ...]\n");
         return 2;
     }
     printf("# held-out accuracy of the search's models; time: Spearman, relative error median "
@@ -278,6 +313,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--dump") == 0 || strcmp(argv[i], "--insample") == 0) {
             *(argv[i][2] == 'd' ? &dump : &insample) = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--predict") == 0 && i + 1 < argc) {
+            predict_file = argv[++i];
             continue;
         }
         run_data rd;
@@ -302,6 +341,8 @@ int main(int argc, char **argv)
                "several genes), time model's typical error %.0f%%\n", name, rd.all.n,
                rd.all.error.a, rd.all.error.p, rd.all.error.n_multi,
                100 * (exp(rd.all.sigma) - 1));
+        if (predict_file)
+            predict_listed(&rd, name);
         pf_model_free(&rd.all);
         free(rd.gen);
         pf_program_free(rd.prog);
