@@ -7,8 +7,9 @@
  * and with --fidelity WxH the plain GA and the guided search measuring every child first on
  * the WxH training images and at the bench's resolution only when promoted (tune --fidelity).
  * Runs alternate their order from app to app and seed to seed (a killed bench's unfinished runs
- * last), so that a drift of the machine's load does not favour one. Each search's training frontier is then re-measured on the test split, all of them in
- * one pool with their variants interleaved (the same conditions for every search), and the
+ * last), so that a drift of the machine's load does not favour one. Each search's training
+ * frontier is then re-measured on the test split, all of them in one pool with their variants
+ * interleaved (the same conditions for every search), and the
  * table gives per search: candidates measured (at the resolution; "low": at low fidelity), wall
  * time, the load average, the test-frontier area (mean relative time over error budgets 0..10,
  * lower is better) and test speedups at Lab <= 1, 2, 4. With --seeds N (seeds S, S+1, ...) a
@@ -253,8 +254,8 @@ static int run_search(const bench_args *a, const char *app, const char *root, se
 {
     pf_tune_config cfg;
     app_config(a, app, s->kind, s->seed, &cfg);
-    bool reused = s->kind == PLAIN && a->reuse;
     search_dir(a, app, root, s);
+    bool reused = s->kind == PLAIN && a->reuse;
     /* A --keep DIR of a bench that was killed: its finished runs are taken as they are, an
      * unfinished one is resumed (its wall time then means nothing and is not printed). */
     s->resumed = !reused && run_started(s->dir);

@@ -278,6 +278,10 @@ static void predict_listed(const run_data *rd, const char *name)
         return;
     }
     for (char *p = text; p && *p;) {
+        if (*p == '\n') {  /* more blank lines between two schedules */
+            p++;
+            continue;
+        }
         char *end = strstr(p, "\n\n");
         if (end)
             *end = 0;

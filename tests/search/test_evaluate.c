@@ -391,10 +391,11 @@ static void test_stalled_probe_keeps_the_samples(void)
         pf_eval_worker_evaluate(w, 1, PF_SET_TEST, GRID, &r);
         int bad = !r.valid || r.n_images != 2;
         for (int i = 0; !bad && i < r.n_images; i++) {
-            if (r.images[i].samples != 3 || fabs(r.images[i].rel_time - 0.5) > 1e-9)
+            const pf_eval_image *m = &r.images[i];
+            bad = m->samples != 3 || fabs(m->rel_time - 0.5) > 1e-9;
+            if (bad)
                 fprintf(stderr, "image %d: relative time %g over %d samples (want 0.5 over 3)\n",
-                        i, r.images[i].rel_time, r.images[i].samples);
-            bad |= r.images[i].samples != 3 || fabs(r.images[i].rel_time - 0.5) > 1e-9;
+                        i, m->rel_time, m->samples);
         }
         pf_record_free(&r);
         pf_eval_worker_free(w);
