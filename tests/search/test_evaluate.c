@@ -293,11 +293,23 @@ static int cold_timer(void *ctx, pf_variant *v, const pf_buffer *bufs, int calls
     return 0;
 }
 
-/* One evaluation after a build that left both variants cold; 0 when the candidate measured
- * its true relative time (0.5) with every sample on every image. */
-static int cold_evaluation(pf_eval_worker *w, cold_clock *clock, pf_image_set set, int samples)
+/* A worker on two blur photos taking `samples` samples, timed by a fake clock; NULL on failure. */
+static pf_eval_worker *faked_worker(pf_eval_config *cfg, int samples, pf_eval_timer_fn timer,
+                                    void *clock)
 {
-    clock->cold_exact = clock->cold_cand = true;
+    st_blur_config(cfg, 2);
+    cfg->samples = samples;
+    pf_error err;
+    pf_eval_worker *w = pf_eval_worker_new(cfg, 0, &err);
+    if (w)
+        pf_eval_worker_set_timer(w, timer, clock);
+    return w;
+}
+
+/* One evaluation of GRID; 0 when the candidate measured its true relative time (0.5) with
+ * `samples` samples on every image. */
+static int grid_evaluation(pf_eval_worker *w, pf_image_set set, int samples)
+{
     pf_eval_record r;
     pf_eval_worker_evaluate(w, 1, set, GRID, &r);
     int bad = !r.valid || r.n_images != 2;
@@ -313,6 +325,13 @@ static int cold_evaluation(pf_eval_worker *w, cold_clock *clock, pf_image_set se
     return bad;
 }
 
+/* The same after a build that left both variants cold. */
+static int cold_evaluation(pf_eval_worker *w, cold_clock *clock, pf_image_set set, int samples)
+{
+    clock->cold_exact = clock->cold_cand = true;
+    return grid_evaluation(w, set, samples);
+}
+
 /* Training and test candidates are timed alike: a timing pass that begins right after building
  * must not read the cold first calls (issue 25: the test split, timed without a screening pass
  * before it, read the first exact block slow and a cold probe cut the candidate to one sample,
@@ -325,14 +344,10 @@ static void test_timing_starts_warm_on_every_split(void)
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
         pf_eval_config cfg;
-        st_blur_config(&cfg, 2);
-        cfg.samples = 5;
-        pf_error err;
-        pf_eval_worker *w = pf_eval_worker_new(&cfg, 0, &err);
+        cold_clock clock = { true, true };
+        pf_eval_worker *w = faked_worker(&cfg, 5, cold_timer, &clock);
         if (!w)
             _exit(2);
-        cold_clock clock = { true, true };
-        pf_eval_worker_set_timer(w, cold_timer, &clock);
         int bad = cold_evaluation(w, &clock, PF_SET_TRAIN, 5);
         bad |= cold_evaluation(w, &clock, PF_SET_TEST, 5) << 1;
         pf_eval_worker_set_samples(w, 9);  /* a confirmation's */
@@ -379,25 +394,11 @@ static void test_stalled_probe_keeps_the_samples(void)
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
         pf_eval_config cfg;
-        st_blur_config(&cfg, 2);
-        cfg.samples = 3;
-        pf_error err;
-        pf_eval_worker *w = pf_eval_worker_new(&cfg, 0, &err);
+        spiky_clock clock = { false };
+        pf_eval_worker *w = faked_worker(&cfg, 3, spiky_timer, &clock);
         if (!w)
             _exit(2);
-        spiky_clock clock = { false };
-        pf_eval_worker_set_timer(w, spiky_timer, &clock);
-        pf_eval_record r;
-        pf_eval_worker_evaluate(w, 1, PF_SET_TEST, GRID, &r);
-        int bad = !r.valid || r.n_images != 2;
-        for (int i = 0; !bad && i < r.n_images; i++) {
-            const pf_eval_image *m = &r.images[i];
-            bad = m->samples != 3 || fabs(m->rel_time - 0.5) > 1e-9;
-            if (bad)
-                fprintf(stderr, "image %d: relative time %g over %d samples (want 0.5 over 3)\n",
-                        i, m->rel_time, m->samples);
-        }
-        pf_record_free(&r);
+        int bad = grid_evaluation(w, PF_SET_TEST, 3);
         pf_eval_worker_free(w);
         pf_eval_config_free(&cfg);
         _exit(bad);
