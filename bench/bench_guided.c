@@ -227,20 +227,21 @@ static double area_of(const pf_eval_record *recs, const int *idx, int n, double 
 
 static bool file_in(const char *dir, const char *name)
 {
-    char path[PATH_MAX + 256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return access(path, R_OK) == 0;
+    char *path = pf_run_path(dir, name);
+    bool there = access(path, R_OK) == 0;
+    free(path);
+    return there;
 }
 
 /* A run directory with its config (begun) and with its summary (finished). */
 static bool run_started(const char *dir)
 {
-    return file_in(dir, "config.json");
+    return file_in(dir, PF_RUN_CONFIG);
 }
 
 static bool run_finished(const char *dir)
 {
-    return file_in(dir, "summary.json");
+    return file_in(dir, PF_RUN_SUMMARY);
 }
 
 static void search_dir(const bench_args *a, const char *app, const char *root, search *s)

@@ -250,29 +250,42 @@ static void test_record_json_round_trip(void)
     CU_ASSERT_EQUAL(pf_record_from_json("{\"id\": 1", &s, NULL), -1);
 }
 
-/* The in-process evaluator, in a child: generated code (and its thread pool) must not run in
- * the test process, whose later pool tests fork workers. */
-static void test_inprocess_evaluator(void)
+/* Runs body in a child and expects it to return 0 (its exit status, printed otherwise):
+ * generated code (and its thread pool) must not run in the test process, whose later pool
+ * tests fork workers. */
+static void in_child(int (*body)(void), const char *what)
 {
     fflush(NULL);
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        pf_eval_config cfg;
-        st_blur_config(&cfg, 1);
-        pf_error err;
-        pf_evaluator *ev = pf_eval_inprocess_new(&cfg, &err);
-        pf_eval_record r[2];
-        int ok = ev && pf_evaluator_submit(ev, 1, PF_SET_TRAIN, EXACT, &err) == 0 &&
-                 pf_evaluator_submit(ev, 2, PF_SET_TEST, GRID, &err) == 0 &&
-                 pf_evaluator_wait(ev, &r[0], &err) == 1 && pf_evaluator_wait(ev, &r[1], &err) == 1;
-        ok = ok && r[0].id == 1 && r[0].valid && r[0].error == 0 && r[1].id == 2 && r[1].valid &&
-             r[1].set == PF_SET_TEST && r[1].n_images == 1 && r[1].error > 0;
-        _exit(ok ? 0 : 1);
-    }
+    if (pid == 0)
+        _exit(body());
     int status;
     waitpid(pid, &status, 0);
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        fprintf(stderr, "%s failed: exit status %d\n", what, WEXITSTATUS(status));
+}
+
+/* The in-process evaluator, in a child (in_child). */
+static int inprocess_evaluation(void)
+{
+    pf_eval_config cfg;
+    st_blur_config(&cfg, 1);
+    pf_error err;
+    pf_evaluator *ev = pf_eval_inprocess_new(&cfg, &err);
+    pf_eval_record r[2];
+    int ok = ev && pf_evaluator_submit(ev, 1, PF_SET_TRAIN, EXACT, &err) == 0 &&
+             pf_evaluator_submit(ev, 2, PF_SET_TEST, GRID, &err) == 0 &&
+             pf_evaluator_wait(ev, &r[0], &err) == 1 && pf_evaluator_wait(ev, &r[1], &err) == 1;
+    ok = ok && r[0].id == 1 && r[0].valid && r[0].error == 0 && r[1].id == 2 && r[1].valid &&
+         r[1].set == PF_SET_TEST && r[1].n_images == 1 && r[1].error > 0;
+    return ok ? 0 : 1;
+}
+
+static void test_inprocess_evaluator(void)
+{
+    in_child(inprocess_evaluation, "the in-process evaluator");
 }
 
 /* A machine whose first call of each variant after building is slow (caches, thread pool and
@@ -337,32 +350,27 @@ static int cold_evaluation(pf_eval_worker *w, cold_clock *clock, pf_image_set se
  * before it, read the first exact block slow and a cold probe cut the candidate to one sample,
  * so its speedups came out above the training ones), and a worker told to take more samples
  * takes them. In a child: generated code runs here. */
+static int cold_evaluations(void)
+{
+    pf_eval_config cfg;
+    cold_clock clock = { true, true };
+    pf_eval_worker *w = faked_worker(&cfg, 5, cold_timer, &clock);
+    if (!w)
+        return 2;
+    int bad = cold_evaluation(w, &clock, PF_SET_TRAIN, 5);
+    bad |= cold_evaluation(w, &clock, PF_SET_TEST, 5) << 1;
+    pf_eval_worker_set_samples(w, 9);  /* a confirmation's */
+    bad |= cold_evaluation(w, &clock, PF_SET_TRAIN, 9) << 2;
+    pf_eval_worker_set_samples(w, 0);
+    bad |= cold_evaluation(w, &clock, PF_SET_TEST, 5) << 3;
+    pf_eval_worker_free(w);
+    pf_eval_config_free(&cfg);
+    return bad;
+}
+
 static void test_timing_starts_warm_on_every_split(void)
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        pf_eval_config cfg;
-        cold_clock clock = { true, true };
-        pf_eval_worker *w = faked_worker(&cfg, 5, cold_timer, &clock);
-        if (!w)
-            _exit(2);
-        int bad = cold_evaluation(w, &clock, PF_SET_TRAIN, 5);
-        bad |= cold_evaluation(w, &clock, PF_SET_TEST, 5) << 1;
-        pf_eval_worker_set_samples(w, 9);  /* a confirmation's */
-        bad |= cold_evaluation(w, &clock, PF_SET_TRAIN, 9) << 2;
-        pf_eval_worker_set_samples(w, 0);
-        bad |= cold_evaluation(w, &clock, PF_SET_TEST, 5) << 3;
-        pf_eval_worker_free(w);
-        pf_eval_config_free(&cfg);
-        _exit(bad);
-    }
-    int status;
-    waitpid(pid, &status, 0);
-    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        fprintf(stderr, "cold-clock evaluations failed: mask %d\n", WEXITSTATUS(status));
+    in_child(cold_evaluations, "cold-clock evaluations");
 }
 
 /* A machine that stalls once in a while: an exact call takes 1 ms and a candidate call 0.5 ms,
@@ -387,25 +395,22 @@ static int spiky_timer(void *ctx, pf_variant *v, const pf_buffer *bufs, int call
 
 /* One stalled probe must not cut a fast candidate to a single sample (CI saw a --samples 3
  * confirmation come back with 1): the probe is taken again before the slow verdict. */
+static int stalled_evaluation(void)
+{
+    pf_eval_config cfg;
+    spiky_clock clock = { false };
+    pf_eval_worker *w = faked_worker(&cfg, 3, spiky_timer, &clock);
+    if (!w)
+        return 2;
+    int bad = grid_evaluation(w, PF_SET_TEST, 3);
+    pf_eval_worker_free(w);
+    pf_eval_config_free(&cfg);
+    return bad;
+}
+
 static void test_stalled_probe_keeps_the_samples(void)
 {
-    fflush(NULL);
-    pid_t pid = fork();
-    CU_ASSERT_FATAL(pid >= 0);
-    if (pid == 0) {
-        pf_eval_config cfg;
-        spiky_clock clock = { false };
-        pf_eval_worker *w = faked_worker(&cfg, 3, spiky_timer, &clock);
-        if (!w)
-            _exit(2);
-        int bad = grid_evaluation(w, PF_SET_TEST, 3);
-        pf_eval_worker_free(w);
-        pf_eval_config_free(&cfg);
-        _exit(bad);
-    }
-    int status;
-    waitpid(pid, &status, 0);
-    CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    in_child(stalled_evaluation, "the stalled-probe evaluation");
 }
 
 PF_TEST_SUITE(search_evaluate, PF_TEST(test_record_json_round_trip),
