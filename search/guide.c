@@ -12,8 +12,10 @@
 /* Children predicted above the error cap, or without a finite prediction of one, rank after
  * every other (but still before none). */
 #define OVER_CAP 1e6
-/* Exploration picks children predicted at most this many times slower than the frontier. */
+/* Exploration picks children predicted at most this many times slower than the frontier,
+ * except this share of its picks, drawn among all the rest (as the GA would measure them). */
 #define PLAUSIBLE 1.5
+#define EXPLORE_ANY 0.5
 
 double pf_guide_front_time(const pf_front_point *front, int n, double error)
 {
@@ -117,8 +119,11 @@ int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
             pf_front_add(&virt, &nf, pred_error[i], pred_time[i] / exp(fmax(0, sigma)));
     }
     /* Exploration: uniformly among the plausible rest (predicted within PLAUSIBLE of the
-     * frontier the measured points make), else among all the rest: measuring a child the
-     * models confidently place far behind teaches them little. */
+     * frontier the measured points make), since measuring a child the models confidently place
+     * far behind mostly teaches them little; but EXPLORE_ANY of the picks (and all when none
+     * is plausible) among all the rest, since a model that learnt from a few slow children
+     * that a gene is slow would otherwise never measure it again (docs/search.md §10, the
+     * bilateral filter's execution genes). */
     bool *plausible = pf_xcalloc((size_t)n + 1, sizeof *plausible);
     int n_plausible = 0;
     for (int i = 0; i < n; i++) {
@@ -127,7 +132,7 @@ int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
         n_plausible += plausible[i];
     }
     for (; c < k; c++) {
-        bool among_plausible = n_plausible > 0;
+        bool among_plausible = n_plausible > 0 && pf_rng_uniform(rng) >= EXPLORE_ANY;
         int r = pf_rng_below(rng, among_plausible ? n_plausible : n - c), i = -1;
         while (r >= 0) {
             i++;

@@ -22,8 +22,9 @@
 /* Chooses up to k of the n children (predicted time and error; NaN: no prediction, treated as
  * promising) given the measured frontier; writes their indices to chosen, the exploited ones
  * first. explore is the share of k chosen at random (pf_guide_explore_count; *n_random, when
- * not NULL, says how many), among the children predicted at most 1.5x slower than the measured
- * frontier when there are any. Returns the count (min(k, n)). */
+ * not NULL, says how many): each pick, with probability 1/2, among the children predicted at
+ * most 1.5x slower than the measured frontier (when there are any), else among all the rest.
+ * Returns the count (min(k, n)). */
 int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
                     const pf_front_point *front, int n_front, int k, double explore,
                     double sigma, double max_error, pf_rng *rng, int *chosen, int *n_random);

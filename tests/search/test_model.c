@@ -418,15 +418,18 @@ static void test_guide_chooses_beyond_the_frontier(void)
     CU_ASSERT_EQUAL(chosen[0], 1);
     CU_ASSERT_EQUAL(pf_guide_choose(t2, e2, 2, front, 2, 1, 0, log(1.25), 10, &r, chosen, NULL), 1);
     CU_ASSERT_EQUAL(chosen[0], 0);
-    int seen_c = 0, seen_e = 0;
-    for (int rep = 0; rep < 40; rep++) {  /* one at random among the plausible C and E */
+    /* One at random: half the time among the plausible C and E, else among C, D and E. */
+    int seen_c = 0, seen_d = 0, seen_e = 0;
+    for (int rep = 0; rep < 60; rep++) {
         CU_ASSERT_EQUAL(pf_guide_choose(t, e, 5, front, 2, 3, 1.0 / 3, 0, 10, &r, chosen, NULL),
                         3);
-        CU_ASSERT(chosen[0] == 1 && chosen[1] == 0 && (chosen[2] == 2 || chosen[2] == 4));
+        CU_ASSERT(chosen[0] == 1 && chosen[1] == 0 && chosen[2] >= 2);
         seen_c += chosen[2] == 2;
+        seen_d += chosen[2] == 3;
         seen_e += chosen[2] == 4;
     }
-    CU_ASSERT(seen_c > 0 && seen_e > 0);
+    CU_ASSERT(seen_c > 0 && seen_d > 0 && seen_e > 0);
+    CU_ASSERT(seen_d < seen_c && seen_d < seen_e);  /* D: 1/6 of the draws, C and E 5/12 */
     int sum = 0, most = 0;
     for (int rep = 0; rep < 1000; rep++) {
         int x = pf_guide_explore_count(10, 0.25, &r);
