@@ -43,8 +43,20 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-double pf_guide_area_gain(const pf_front_point *front, int n, double error, double time,
-                          double cap)
+/* E[max(0, K - X)] for X lognormal with median m and log standard deviation s > 0 (a put's
+ * value): K Phi(-d2) - m exp(s^2 / 2) Phi(-d2 - s), d2 = log(m / K) / s. */
+static double expected_shortfall(double K, double m, double s)
+{
+    if (!(K > 0))
+        return 0;
+    double d2 = log(m / K) / s;
+    return K * 0.5 * erfc(d2 / M_SQRT2) - m * exp(s * s / 2) * 0.5 * erfc((d2 + s) / M_SQRT2);
+}
+
+/* The gain of a point at (error, time) with time's log standard deviation spread (0: time is
+ * known): the area over budgets [error, cap] on which T is constant piecewise. */
+static double gain(const pf_front_point *front, int n, double error, double time, double spread,
+                   double cap)
 {
     if (!(error < cap) || !isfinite(time))
         return 0;
@@ -56,19 +68,34 @@ double pf_guide_area_gain(const pf_front_point *front, int n, double error, doub
             b[nb++] = front[i].error;
     qsort(b, (size_t)nb, sizeof *b, cmp_double);
     b[nb] = cap;
-    double gain = 0;
-    for (int j = 0; j < nb; j++)  /* T is constant on [b[j], b[j + 1]) */
-        gain += fmax(0, fmin(1, pf_guide_front_time(front, n, b[j])) - time) * (b[j + 1] - b[j]);
+    double g = 0;
+    for (int j = 0; j < nb; j++) {  /* T is constant on [b[j], b[j + 1]) */
+        double T = fmin(1, pf_guide_front_time(front, n, b[j]));
+        g += (spread > 0 ? expected_shortfall(T, time, spread) : fmax(0, T - time)) *
+             (b[j + 1] - b[j]);
+    }
     free(b);
-    return gain / cap;
+    return g / cap;
 }
 
-/* The unchosen child that would shrink the frontier's area most were it as fast as predicted
- * divided by `optimism` (the models' typical error); when none would, the one with the smallest
+double pf_guide_area_gain(const pf_front_point *front, int n, double error, double time,
+                          double cap)
+{
+    return gain(front, n, error, time, 0, cap);
+}
+
+double pf_guide_expected_gain(const pf_front_point *front, int n, double error, double time,
+                              double spread, double cap)
+{
+    return gain(front, n, error, time, fmax(0, spread), cap);
+}
+
+/* The unchosen child that would shrink the frontier's area most in expectation (its time
+ * lognormal about the prediction with its spread); when none would, the one with the smallest
  * margin (the first on a tie). */
-static int best_child(const double *pt, const double *pe, int n, const bool *taken,
-                      const pf_front_point *front, int n_front, double max_error,
-                      double optimism)
+static int best_child(const double *pt, const double *pe, const double *spread, int n,
+                      const bool *taken, const pf_front_point *front, int n_front,
+                      double max_error)
 {
     int best = -1, best_gain = -1;
     double best_m = INFINITY, best_g = 0;
@@ -76,7 +103,8 @@ static int best_child(const double *pt, const double *pe, int n, const bool *tak
         if (taken[i])
             continue;
         double g = isfinite(pt[i]) && isfinite(pe[i])
-                       ? pf_guide_area_gain(front, n_front, pe[i], pt[i] / optimism, max_error)
+                       ? pf_guide_expected_gain(front, n_front, pe[i], pt[i],
+                                                spread ? spread[i] : 0, max_error)
                        : 0;
         if (g > best_g) {
             best_gain = i;
@@ -99,9 +127,9 @@ int pf_guide_explore_count(int k, double explore, pf_rng *rng)
     return n > k ? k : n;
 }
 
-int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
-                    const pf_front_point *front, int n_front, int k, double explore,
-                    double sigma, double max_error, pf_rng *rng, int *chosen, int *n_random)
+int pf_guide_choose(const double *pred_time, const double *pred_error, const double *spread,
+                    int n, const pf_front_point *front, int n_front, int k, double explore,
+                    double max_error, pf_rng *rng, int *chosen, int *n_random)
 {
     if (k > n)
         k = n;
@@ -111,12 +139,13 @@ int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
     pf_front_point *virt = pf_front_copy(front, n_front);
     int c = 0;
     for (; c < k - n_explore; c++) {
-        int i = best_child(pred_time, pred_error, n, taken, virt, nf, max_error,
-                           exp(fmax(0, sigma)));
+        int i = best_child(pred_time, pred_error, spread, n, taken, virt, nf, max_error);
         taken[i] = true;
         chosen[c] = i;
-        if (isfinite(pred_time[i]) && isfinite(pred_error[i]))  /* as optimistic as it was */
-            pf_front_add(&virt, &nf, pred_error[i], pred_time[i] / exp(fmax(0, sigma)));
+        /* at its optimistic time (a spread faster), so that near copies gain little more */
+        double s = spread ? fmax(0, spread[i]) : 0;
+        if (isfinite(pred_time[i]) && isfinite(pred_error[i]))
+            pf_front_add(&virt, &nf, pred_error[i], pred_time[i] * exp(-s));
     }
     /* Exploration: uniformly among the plausible rest (predicted within PLAUSIBLE of the
      * frontier the measured points make), since measuring a child the models confidently place

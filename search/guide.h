@@ -4,9 +4,12 @@
  * so that the models keep learning where they are wrong. The frontier is never changed here: a
  * chosen child is measured before anything is concluded from it.
  *
- *   gain(c)   = the frontier area (the bench's quality number) that c would remove, were it as
- *               fast as predicted / exp(sigma) (sigma: the time model's typical log error: a
- *               child predicted a little behind may well be ahead)
+ *   gain(c)   = the frontier area (the bench's quality number) that c is expected to remove,
+ *               its time lognormal about the prediction with c's spread (the time model's
+ *               typical log error on children like c: small for a child whose genes were
+ *               measured together, large for a new combination), so that a child predicted a
+ *               little behind where the models are sure gains little, and one predicted behind
+ *               where they often err may well be ahead
  *   margin(c) = log(pred_time(c)) - log(T(pred_error(c)))   when no child has a gain
  *
  * with T(e) the lowest time at error <= e on the frontier extended by the children already
@@ -20,20 +23,25 @@
 #include "search/rng.h"
 
 /* Chooses up to k of the n children (predicted time and error; NaN: no prediction, treated as
- * promising) given the measured frontier; writes their indices to chosen, the exploited ones
- * first. explore is the share of k chosen at random (pf_guide_explore_count; *n_random, when
- * not NULL, says how many): each pick, with probability 1/2, among the children predicted at
- * most 1.5x slower than the measured frontier (when there are any), else among all the rest.
- * Returns the count (min(k, n)). */
-int pf_guide_choose(const double *pred_time, const double *pred_error, int n,
-                    const pf_front_point *front, int n_front, int k, double explore,
-                    double sigma, double max_error, pf_rng *rng, int *chosen, int *n_random);
+ * promising; spread: each prediction's log standard deviation, NULL: none) given the measured
+ * frontier; writes their indices to chosen, the exploited ones first. explore is the share of k
+ * chosen at random (pf_guide_explore_count; *n_random, when not NULL, says how many): each
+ * pick, with probability 1/2, among the children predicted at most 1.5x slower than the
+ * measured frontier (when there are any), else among all the rest. Returns the count
+ * (min(k, n)). */
+int pf_guide_choose(const double *pred_time, const double *pred_error, const double *spread,
+                    int n, const pf_front_point *front, int n_front, int k, double explore,
+                    double max_error, pf_rng *rng, int *chosen, int *n_random);
 
 /* The area (over error budgets 0..cap, as pf_frontier_area) that the point (error, time) would
  * remove from the frontier's: (1/cap) x the integral over budgets b in [error, cap] of
  * max(0, T(b) - time), T(b) at most 1. */
 double pf_guide_area_gain(const pf_front_point *front, int n, double error, double time,
                           double cap);
+/* Its expectation when time is lognormal with median `time` and log standard deviation spread
+ * (0: pf_guide_area_gain). */
+double pf_guide_expected_gain(const pf_front_point *front, int n, double error, double time,
+                              double spread, double cap);
 
 /* How many of k are chosen at random: explore x k, its fraction rounded up with that
  * probability (so that a small k explores explore x k on average). */

@@ -281,6 +281,59 @@ double pf_fit_log_bias(const double *pred, const double *meas, int n)
     return m;
 }
 
+/* Below this many pairs, a calibration is the fallback's. */
+#define MIN_CALIBRATION 5
+
+void pf_fit_calibration(const double *pred, const double *meas, int n, double fallback,
+                        pf_calibration *out)
+{
+    double *x = pf_xmalloc(sizeof *x * 2 * (size_t)(n + 1)), *y = x + n, sxy = 0, sxx = 0;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (pred[i] > 0 && meas[i] > 0 && isfinite(pred[i]) && isfinite(meas[i])) {
+            x[m] = log(pred[i]);
+            y[m] = log(meas[i]);
+            sxy += x[m] * y[m];
+            sxx += x[m] * x[m];
+            m++;
+        }
+    *out = (pf_calibration){ 1, fmax(0, fallback), 0, 0 };
+    if (m >= MIN_CALIBRATION) {
+        out->n = m;
+        out->beta = sxx > 1e-12 ? fmin(2, fmax(0.5, sxy / sxx)) : 1;
+        /* |residual| = a + b |x| by least squares; when that makes a or b negative, the
+         * other alone */
+        double *X = pf_xmalloc(sizeof *X * 3 * (size_t)m), *r = X + 2 * m, ab[2];
+        double mean = 0, sxr = 0;
+        for (int i = 0; i < m; i++) {
+            X[2 * i] = 1;
+            X[2 * i + 1] = fabs(x[i]);
+            r[i] = fabs(y[i] - out->beta * x[i]);
+            mean += r[i] / m;
+            sxr += fabs(x[i]) * r[i];
+        }
+        if (pf_fit_ridge(X, r, NULL, m, 2, 1e-9, NULL, ab) != 0 || ab[1] < 0) {
+            ab[0] = mean;
+            ab[1] = 0;
+        } else if (ab[0] < 0) {
+            ab[0] = 0;
+            ab[1] = sxx > 1e-12 ? sxr / sxx : 0;
+        }
+        free(X);
+        double k = sqrt(M_PI / 2);  /* E|r| = s sqrt(2 / pi) for a normal */
+        out->a = k * ab[0];
+        out->b = k * ab[1];
+    }
+    free(x);
+}
+
+double pf_calibrated(const pf_calibration *c, double t, double *spread)
+{
+    if (spread)
+        *spread = c->a + c->b * fabs(log(t));
+    return pow(t, c->beta);
+}
+
 void pf_relative_error(const double *pred, const double *meas, int n, double *median,
                        double *mean)
 {
