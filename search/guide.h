@@ -5,17 +5,17 @@
  * chosen child is measured before anything is concluded from it.
  *
  *   gain(c)   = the frontier area (the bench's quality number) that c is expected to remove,
- *               its time lognormal about the prediction with c's spread (the time model's
- *               typical log error on children like c: small for a child whose genes were
- *               measured together, large for a new combination), so that a child predicted a
- *               little behind where the models are sure gains little, and one predicted behind
- *               where they often err may well be ahead
+ *               its time lognormal about the prediction with c's spread (how far the models
+ *               may be off for c: results/tune_model.c calibrates it on the run's predictions,
+ *               small near the exact time, larger for a child predicted far from it), so that
+ *               a child predicted a little behind where the models are sure gains little, and
+ *               one predicted behind where they often err may well be ahead
  *   margin(c) = log(pred_time(c)) - log(T(pred_error(c)))   when no child has a gain
  *
  * with T(e) the lowest time at error <= e on the frontier extended by the children already
- * chosen (as predicted), so that each pick is promising compared with the picks before it too
- * (a pool's near-copies of one good child are not all measured). Children predicted above the
- * error cap come last. */
+ * chosen (at their optimistic times, a spread faster than predicted), so that each pick is
+ * promising compared with the picks before it too (a pool's near-copies of one good child are
+ * not all measured). Children predicted above the error cap come last. */
 #ifndef PF_SEARCH_GUIDE_H
 #define PF_SEARCH_GUIDE_H
 

@@ -209,4 +209,3 @@ void pf_model_accuracy_of(const pf_model *all, const int *train, int n_train, co
     free(pt);
     unfitted_free(&sub);
 }
-

@@ -415,7 +415,49 @@ static void test_blur_first_seed(void)
     pf_program_free(p);
 }
 
-PF_TEST_SUITE(search_genome, PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_blur_first_seed), PF_TEST(test_every_genome_is_valid),
+/* The sampling neighbours of a bilateral filter genome: each drawn spacing doubled or halved
+ * within 1..8, the reconstruction on demand instead of stored; each valid and new. */
+static void test_neighbours(void)
+{
+    pf_program *prog = st_load_app("bilateral_filter");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_genome_params gp = pf_genome_params_default();
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, prog, &gp);
+    pf_schedule s, near[32];
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, "loop_pixels grid 1 8 reconstruct store linear\n",
+                                            "<test>", &s, &err), 0);
+    int n = pf_genome_neighbours(&c, &s, near, 32);
+    static const char *const want[] = { "loop_pixels grid 2 8 reconstruct store linear\n",
+                                        "loop_pixels grid 1 4 reconstruct store linear\n",
+                                        "loop_pixels grid 1 8 reconstruct on-demand linear\n" };
+    CU_ASSERT_EQUAL(n, 3);  /* 1 halved and 8 doubled are out of range */
+    for (int w = 0; w < 3; w++) {
+        bool found = false;
+        for (int i = 0; i < n; i++) {
+            char *t = pf_schedule_text(prog, &near[i]);
+            found |= strstr(t, want[w]) != NULL;
+            free(t);
+        }
+        CU_ASSERT(found);
+    }
+    for (int i = 0; i < n; i++) {
+        expect_valid(prog, &near[i]);
+        CU_ASSERT(!pf_schedule_equal(&near[i], &s));
+        pf_schedule_free(&near[i]);
+    }
+    CU_ASSERT_EQUAL(pf_genome_neighbours(&c, &s, near, 1), 1);  /* at most max */
+    pf_schedule_free(&near[0]);
+    pf_schedule_free(&s);
+    pf_schedule_parse(prog, "", "<test>", &s, &err);  /* exact: no sampling to move */
+    CU_ASSERT_EQUAL(pf_genome_neighbours(&c, &s, near, 32), 0);
+    pf_schedule_free(&s);
+    pf_genome_ctx_free(&c);
+    pf_program_free(prog);
+}
+
+PF_TEST_SUITE(search_genome, PF_TEST(test_neighbours), PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_blur_first_seed), PF_TEST(test_every_genome_is_valid),
               PF_TEST(test_random_genes_fit_each_loop), PF_TEST(test_gene_ranges),
               PF_TEST(test_seed_replays), PF_TEST(test_exec_genes_reach_compute_at),
               PF_TEST(test_crossover_two_points))

@@ -489,9 +489,10 @@ static int check_codes(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, i
     return c;
 }
 
-/* Genes that skip nothing (`step 1`, `first 1`, `last 1`) leave the code as it was: guided
- * breeding never offers a child that runs a seen genome's code, nor two such children in one
- * pool. On the median, whose window loops take `step 1`, over several generations. */
+/* Genes that skip nothing (`step 1`, `first 1`, `last 1`; a grid of spacing 1, whose fill has
+ * nothing to do) leave the code as it was: guided breeding never offers a child that runs a
+ * seen genome's code, nor two such children in one pool. On the median, whose window loops
+ * take `step 1`, over several generations. */
 static void test_guided_pool_skips_same_code(void)
 {
     pf_program *prog = st_load_app("median");
@@ -504,8 +505,10 @@ static void test_guided_pool_skips_same_code(void)
     static const char *const same[][2] = {
         { "loop_pixels grid 4 4 1 reconstruct store linear\nmedian_y_loop step 1\n",
           "loop_pixels grid 4 4 1 reconstruct store linear\n" },
-        { "median_x_loop first 1\nmedian_y_loop last 1\n", "" } };
-    for (int i = 0; i < 2; i++) {
+        { "median_x_loop first 1\nmedian_y_loop last 1\n", "" },
+        { "loop_pixels grid 1 1 1 reconstruct store gaussian 0.3\nmedian_y_loop step 4\n",
+          "median_y_loop step 4\n" } };
+    for (int i = 0; i < 3; i++) {
         pf_schedule a, b;
         pf_error err;
         CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, same[i][0], "<a>", &a, &err), 0);
@@ -513,6 +516,7 @@ static void test_guided_pool_skips_same_code(void)
         char *ta = pf_ga_same_code_text(&ga, &a), *tb = pf_ga_same_code_text(&ga, &b);
         CU_ASSERT_STRING_EQUAL(ta, tb);
         a.approx[1].step = 2;  /* no longer the same code */
+        a.approx[0].spacing[0] = 2;
         free(ta);
         ta = pf_ga_same_code_text(&ga, &a);
         CU_ASSERT(i == 1 || strcmp(ta, tb) != 0);
@@ -536,6 +540,83 @@ static void test_guided_pool_skips_same_code(void)
            cc.members, cc.clashes);
     CU_ASSERT(cc.pools == 11 && cc.members > 200);
     CU_ASSERT_EQUAL(cc.clashes, 0);
+    pf_ga_free(&ga);
+    pf_program_free(prog);
+}
+
+/* The first k of the pool chosen; counts the pools that held (by code) every sampling
+ * neighbour of every rank-0 member whose code was not seen. */
+typedef struct near_check {
+    int pools, complete, neighbours;
+} near_check;
+
+static int check_neighbours(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, int *chosen)
+{
+    near_check *nc = ctx;
+    pf_strmap codes;
+    pf_strmap_init(&codes);
+    for (int i = 0; i < n; i++) {
+        char *code = pf_ga_same_code_text(ga, &pool[i].sched);
+        pf_strmap_add(&codes, code, 0);
+        free(code);
+    }
+    double *t = malloc(sizeof *t * 2 * (size_t)ga->n_pop), *e = t + ga->n_pop;
+    int *rank = malloc(sizeof *rank * (size_t)ga->n_pop), missing = 0;
+    for (int i = 0; i < ga->n_pop; i++) {
+        t[i] = ga->pop[i].time;
+        e[i] = ga->pop[i].error;
+    }
+    pf_pareto_rank(t, e, ga->n_pop, rank);
+    pf_schedule near[32];
+    for (int i = 0; i < ga->n_pop; i++) {
+        if (rank[i] != 0)
+            continue;
+        int m = pf_genome_neighbours(&ga->ctx, &ga->pop[i].sched, near, 32);
+        for (int j = 0; j < m; j++) {
+            char *code = pf_ga_same_code_text(ga, &near[j]);
+            missing += !pf_strmap_get(&ga->seen_code, code, NULL) &&
+                       !pf_strmap_get(&codes, code, NULL);
+            nc->neighbours++;
+            free(code);
+            pf_schedule_free(&near[j]);
+        }
+    }
+    nc->pools++;
+    nc->complete += missing == 0;
+    free(rank);
+    free(t);
+    pf_strmap_free(&codes);
+    int c = n < k ? n : k;
+    for (int i = 0; i < c; i++)
+        chosen[i] = i;
+    return c;
+}
+
+/* Guided breeding offers the sampling neighbours of the measured frontier (pf_genome_neighbours),
+ * unless they run code already seen (or pooled: a neighbour of two members is offered once). */
+static void test_guided_pool_holds_frontier_neighbours(void)
+{
+    pf_program *prog = st_load_app("bilateral_filter");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_ga_params p = pf_ga_params_default();
+    p.population = 10;
+    p.seed = 4;
+    pf_ga ga;
+    pf_ga_init(&ga, prog, &p);
+    near_check nc = { 0, 0, 0 };
+    ga.guide = (pf_ga_guide){ check_neighbours, &nc, 2, 5, 0, NULL };
+    pf_rng r;
+    pf_rng_seed(&r, 2);
+    for (int g = 0; g < 6; g++) {
+        int n = pf_ga_propose(&ga);
+        for (int i = 0; i < n; i++)
+            if (!ga.next[i].measured)
+                pf_ga_measured(&ga, i, pf_rng_range(&r, 0.05, 1), pf_rng_range(&r, 0, 5));
+        pf_ga_commit(&ga);
+    }
+    CU_ASSERT_EQUAL(nc.pools, 5);
+    CU_ASSERT_EQUAL(nc.complete, nc.pools);
+    CU_ASSERT(nc.neighbours > 10);
     pf_ga_free(&ga);
     pf_program_free(prog);
 }
@@ -795,4 +876,5 @@ PF_TEST_SUITE(search_model, PF_TEST(test_accuracy_figures), PF_TEST(test_spread_
               PF_TEST(test_area_gain), PF_TEST(test_expected_gain),
               PF_TEST(test_guide_chooses_beyond_the_frontier), PF_TEST(test_guide_spread_per_child),
               PF_TEST(test_calibration),
-              PF_TEST(test_guided_generation), PF_TEST(test_guided_pool_skips_same_code), PF_TEST(test_guided_lookahead))
+              PF_TEST(test_guided_generation), PF_TEST(test_guided_pool_skips_same_code),
+              PF_TEST(test_guided_pool_holds_frontier_neighbours), PF_TEST(test_guided_lookahead))
