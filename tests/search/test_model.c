@@ -444,6 +444,30 @@ static void test_guide_chooses_beyond_the_frontier(void)
     CU_ASSERT_EQUAL(pf_guide_choose(t, e, NULL, 5, front, 2, 9, 0, 10, &r, chosen, NULL), 5);
 }
 
+/* A choose that measures the first k of the pool. */
+static int first_k(int n, int k, int *chosen)
+{
+    int c = n < k ? n : k;
+    for (int i = 0; i < c; i++)
+        chosen[i] = i;
+    return c;
+}
+
+/* Runs a GA for that many generations, its candidates "measured" at random (time 0.05..1,
+ * error 0..5). */
+static void run_random(pf_ga *ga, uint64_t seed, int generations)
+{
+    pf_rng r;
+    pf_rng_seed(&r, seed);
+    for (int g = 0; g < generations; g++) {
+        int n = pf_ga_propose(ga);
+        for (int i = 0; i < n; i++)
+            if (!ga->next[i].measured)
+                pf_ga_measured(ga, i, pf_rng_range(&r, 0.05, 1), pf_rng_range(&r, 0, 5));
+        pf_ga_commit(ga);
+    }
+}
+
 /* The guided GA's choose for the test: the first k of the pool, noting them. */
 typedef struct pool_log {
     char *texts[64];
@@ -456,11 +480,9 @@ static int take_first(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, in
     pool_log *log = ctx;
     for (int i = 0; i < n && log->n < 64; i++)
         log->texts[log->n++] = strdup(pool[i].text);
-    int c = n < k ? n : k;
-    for (int i = 0; i < c; i++) {
-        chosen[i] = i;
+    int c = first_k(n, k, chosen);
+    for (int i = 0; i < c; i++)
         pool[i].pred_time = 0.5;
-    }
     return c;
 }
 
@@ -483,10 +505,7 @@ static int check_codes(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int k, i
     pf_strmap_free(&codes);
     cc->pools++;
     cc->members += n;
-    int c = n < k ? n : k;
-    for (int i = 0; i < c; i++)
-        chosen[i] = i;
-    return c;
+    return first_k(n, k, chosen);
 }
 
 /* Genes that skip nothing (`step 1`, `first 1`, `last 1`; a grid of spacing 1, whose fill has
@@ -527,15 +546,7 @@ static void test_guided_pool_skips_same_code(void)
     }
     code_check cc = { 0, 0, 0 };
     ga.guide = (pf_ga_guide){ check_codes, &cc, 2, 20, 0, NULL };
-    pf_rng r;
-    pf_rng_seed(&r, 8);
-    for (int g = 0; g < 12; g++) {
-        int n = pf_ga_propose(&ga);
-        for (int i = 0; i < n; i++)
-            if (!ga.next[i].measured)
-                pf_ga_measured(&ga, i, pf_rng_range(&r, 0.05, 1), pf_rng_range(&r, 0, 5));
-        pf_ga_commit(&ga);
-    }
+    run_random(&ga, 8, 12);
     printf("\n    %d pools, %d members, %d run a seen or pooled genome's code", cc.pools,
            cc.members, cc.clashes);
     CU_ASSERT(cc.pools == 11 && cc.members > 200);
@@ -586,10 +597,7 @@ static int check_neighbours(void *ctx, pf_ga *ga, pf_ga_member *pool, int n, int
     free(rank);
     free(t);
     pf_strmap_free(&codes);
-    int c = n < k ? n : k;
-    for (int i = 0; i < c; i++)
-        chosen[i] = i;
-    return c;
+    return first_k(n, k, chosen);
 }
 
 /* Guided breeding offers the sampling neighbours of the measured frontier (pf_genome_neighbours),
@@ -605,15 +613,7 @@ static void test_guided_pool_holds_frontier_neighbours(void)
     pf_ga_init(&ga, prog, &p);
     near_check nc = { 0, 0, 0 };
     ga.guide = (pf_ga_guide){ check_neighbours, &nc, 2, 5, 0, NULL };
-    pf_rng r;
-    pf_rng_seed(&r, 2);
-    for (int g = 0; g < 6; g++) {
-        int n = pf_ga_propose(&ga);
-        for (int i = 0; i < n; i++)
-            if (!ga.next[i].measured)
-                pf_ga_measured(&ga, i, pf_rng_range(&r, 0.05, 1), pf_rng_range(&r, 0, 5));
-        pf_ga_commit(&ga);
-    }
+    run_random(&ga, 2, 6);
     CU_ASSERT_EQUAL(nc.pools, 5);
     CU_ASSERT_EQUAL(nc.complete, nc.pools);
     CU_ASSERT(nc.neighbours > 10);
