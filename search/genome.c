@@ -48,9 +48,9 @@ void pf_genome_ctx_free(pf_genome_ctx *c)
 
 /* ---- parameter draws (the released ranges) ---- */
 
-static const int spacings[] = { 1, 2, 4, 8 };
+static const int spacings[] = { 1, 2, 4, PF_G_SPACING_MAX };
 static const int ks[] = { 2, 2, 2, 3, 4 };
-static const int steps[] = { 1, 2, 3, 4, 8, 16 };
+static const int steps[] = { 1, 2, 3, 4, 8, PF_G_STEP_MAX };
 
 void pf_gdraw_spacing(pf_rng *r, int d, pf_approx_gene *g)
 {

@@ -17,6 +17,9 @@
 #define PF_G_SIGMA_IMP_HI (1.0 / 32)
 /* A mutated float moves by at most this fraction of its range. */
 #define PF_G_NUDGE 0.1
+/* The largest grid spacing and step the templates draw (genome.c's tables). */
+#define PF_G_SPACING_MAX 8
+#define PF_G_STEP_MAX 16
 
 void pf_gdraw_spacing(pf_rng *r, int d, pf_approx_gene *g);
 int pf_gdraw_spacing_dims(const pf_perforable *info);

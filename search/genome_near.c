@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-#define MAX_SPACING 8  /* the templates' largest (genome.c) */
-
 /* Appends t to out (when it repairs to a valid genome other than s and there is room);
  * consumes t. */
 static void offer(const pf_genome_ctx *c, const pf_schedule *s, pf_schedule *t, pf_schedule *out,
@@ -19,6 +17,27 @@ static void offer(const pf_genome_ctx *c, const pf_schedule *s, pf_schedule *t, 
     pf_schedule_free(t);
 }
 
+/* Offers gene l of s with one integer parameter (a spacing when d >= 0, the step when d < 0)
+ * doubled and halved, within 1..max. */
+static void offer_scaled(const pf_genome_ctx *c, const pf_schedule *s, int l, int d, int max,
+                         pf_schedule *out, int *n, int n_max)
+{
+    const pf_approx_gene *g = &s->approx[l];
+    int v0 = d >= 0 ? g->spacing[d] : g->step;
+    for (int up = 0; up < 2; up++) {
+        int v = up ? v0 * 2 : v0 / 2;
+        if (v < 1 || v > max || v == v0)
+            continue;
+        pf_schedule t;
+        pf_schedule_copy(&t, s);
+        if (d >= 0)
+            t.approx[l].spacing[d] = v;
+        else
+            t.approx[l].step = v;
+        offer(c, s, &t, out, n, n_max);
+    }
+}
+
 /* The variants of gene l of s: every drawn spacing (a step) doubled and halved, within the
  * templates' range; a grid's reconstruction on demand or stored. */
 static void gene_neighbours(const pf_genome_ctx *c, const pf_schedule *s, int l, pf_schedule *out,
@@ -27,25 +46,9 @@ static void gene_neighbours(const pf_genome_ctx *c, const pf_schedule *s, int l,
     const pf_approx_gene *g = &s->approx[l];
     int dims = g->kind == PF_GENE_GRID ? pf_gdraw_spacing_dims(&c->info[l]) : 0;
     for (int d = 0; d < dims; d++)
-        for (int up = 0; up < 2; up++) {
-            int v = up ? g->spacing[d] * 2 : g->spacing[d] / 2;
-            if (v < 1 || v > MAX_SPACING || v == g->spacing[d])
-                continue;
-            pf_schedule t;
-            pf_schedule_copy(&t, s);
-            t.approx[l].spacing[d] = v;
-            offer(c, s, &t, out, n, max);
-        }
+        offer_scaled(c, s, l, d, PF_G_SPACING_MAX, out, n, max);
     if (g->kind == PF_GENE_STEP)
-        for (int up = 0; up < 2; up++) {
-            int v = up ? g->step * 2 : g->step / 2;
-            if (v < 1 || v > MAX_SPACING || v == g->step)
-                continue;
-            pf_schedule t;
-            pf_schedule_copy(&t, s);
-            t.approx[l].step = v;
-            offer(c, s, &t, out, n, max);
-        }
+        offer_scaled(c, s, l, -1, PF_G_STEP_MAX, out, n, max);
     if (g->kind == PF_GENE_GRID &&
         (g->recon == PF_RECON_LINEAR || g->recon == PF_RECON_NEAREST)) {
         pf_schedule t;

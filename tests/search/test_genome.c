@@ -416,7 +416,8 @@ static void test_blur_first_seed(void)
 }
 
 /* The sampling neighbours of a bilateral filter genome: each drawn spacing doubled or halved
- * within 1..8, the reconstruction on demand instead of stored; each valid and new. */
+ * within 1..8 (a step within 1..16), the reconstruction on demand instead of stored; each valid
+ * and new. */
 static void test_neighbours(void)
 {
     pf_program *prog = st_load_app("bilateral_filter");
@@ -449,6 +450,19 @@ static void test_neighbours(void)
     }
     CU_ASSERT_EQUAL(pf_genome_neighbours(&c, &s, near, 1), 1);  /* at most max */
     pf_schedule_free(&near[0]);
+    pf_schedule_free(&s);
+    /* A step doubles up to the templates' largest, 16 (a spacing stops at 8). */
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, "loop_pixels step 8\n", "<test>", &s, &err), 0);
+    n = pf_genome_neighbours(&c, &s, near, 32);
+    CU_ASSERT_EQUAL(n, 2);
+    for (int i = 0; i < n; i++) {
+        int l = 0;
+        while (l < s.n_loops && s.approx[l].kind != PF_GENE_STEP)
+            l++;
+        CU_ASSERT_FATAL(l < s.n_loops);
+        CU_ASSERT(near[i].approx[l].step == 4 || near[i].approx[l].step == 16);
+        pf_schedule_free(&near[i]);
+    }
     pf_schedule_free(&s);
     pf_schedule_parse(prog, "", "<test>", &s, &err);  /* exact: no sampling to move */
     CU_ASSERT_EQUAL(pf_genome_neighbours(&c, &s, near, 32), 0);
