@@ -5,9 +5,11 @@
  *     execution genes) has that error;
  *  2. per gene: the error a gene causes alone is measured once per gene value, by the
  *     single-gene candidates the search measures (its initial population is made of them) and
- *     cached; a gene value never measured alone is estimated from its family (the measured
- *     genes of the same loop, kind, reconstruction, on-demand and channels: inverse-distance
- *     weights on log error over the log sampled share, the grid's anisotropy and log sigma),
+ *     cached; a gene value never measured alone is implied by the candidates it was measured
+ *     in whose other genes were (the composition below, inverted), else estimated from its
+ *     family (the measured genes of the same loop, kind, reconstruction and channels:
+ *     inverse-distance weights on log error over the log sampled share, the grid's anisotropy
+ *     and log sigma),
  *     or, when its family has none, by a ridge regression of log(error) on the gene's features
  *     (model_features.h) and its loop, kept within the errors measured on that loop;
  *  3. composed: e = a * (sum_i e_i^p)^(1/p) over the genes (ApproxTuner's additive P1 is a = 1,
@@ -34,6 +36,10 @@ typedef struct pf_error_model {
     pf_strmap sigs;       /* approximation part of a schedule -> index into sig_err */
     double *sig_err;
     int n_sigs, cap_sigs;
+    pf_strmap implied;    /* "LOOP\tGENE" -> index into imp_err: genes never measured alone */
+    double *imp_err;      /* the errors their candidates imply (means) */
+    int *imp_n;
+    int n_imp, cap_imp;
     int d;                /* regression features */
     double *beta;         /* [d] the per-gene regression */
     double a, p;          /* composition */
@@ -49,7 +55,8 @@ int pf_error_model_fit(pf_error_model *m, const pf_schedule *s, const double *er
  * 3 some gene estimated), when not NULL. */
 double pf_error_model_predict(const pf_error_model *m, const pf_schedule *s, int *how);
 
-/* The approximation part of s as text (its genes, no execution genes): malloc'd. */
+/* The approximation part of s as text (its genes, no execution genes), as its error sees it
+ * (on-demand reconstruction written as stored: the same image): malloc'd. */
 char *pf_error_signature(const pf_program *prog, const pf_schedule *s);
 
 #endif

@@ -381,7 +381,7 @@ void pf_gene_features(const pf_program_static *ps, int loop, const pf_approx_gen
     }
     x[8] = g->recon == PF_RECON_NEAREST;
     x[9] = g->recon == PF_RECON_GAUSSIAN || g->recon == PF_RECON_GAUSSIAN_SV;
-    x[10] = g->on_demand;
+    /* x[10]: unused (on demand, a grid computes the image its stored fill does) */
     x[11] = g->channels > 0 || g->kind == PF_GENE_CHANNELS;
     x[12] = x[9] ? log(g->sigma > 0 ? g->sigma : 1) : 0;
     if (g->kind == PF_GENE_GRID && g->n_spacing >= 2)  /* rows thinned more than columns */

@@ -85,8 +85,8 @@ double pf_gene_fraction(const pf_program_static *ps, int loop, const pf_approx_g
 bool pf_gene_computes_all(const pf_program_static *ps, int loop, const pf_approx_gene *g);
 
 /* Features of one approximation gene for the error model, dense, PF_GENE_NFEAT of them:
- * log computed share, per kind and reconstruction indicators, on demand, channels, log sigma,
- * anisotropy of a grid. */
+ * log computed share, per kind and reconstruction indicators, one unused (x[10]: on demand,
+ * which changes no pixel), channels, log sigma, anisotropy of a grid. */
 #define PF_GENE_NFEAT 14
 void pf_gene_features(const pf_program_static *ps, int loop, const pf_approx_gene *g, double *x);
 

@@ -759,6 +759,77 @@ static void test_error_model_keeps_estimates_within_measured(void)
     CU_ASSERT_EQUAL(how, 3);
     CU_ASSERT(p >= 4.08 && p <= 7.35);
     pf_schedule_free(&q);
+    /* On demand or stored, a lattice computes the same image (test_on_demand.c): either
+     * measured gives the other's error, alone and as a part */
+    static const struct {
+        const char *text;
+        int how;
+        double error;
+    } twins[] = { { "loop_pixels grid 1 4 reconstruct on-demand linear\n", 1, 3.99 },
+                  { "loop_pixels grid 4 1 reconstruct store linear\n", 1, 4.08 },
+                  { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n"
+                    "loop_pixels grid 2 2 reconstruct on-demand linear\n", 2, NAN } };
+    for (int i = 0; i < 3; i++) {
+        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, twins[i].text, "<test>", &q, &err), 0);
+        p = pf_error_model_predict(&m, &q, &how);
+        CU_ASSERT_EQUAL(how, twins[i].how);
+        if (!isnan(twins[i].error))
+            CU_ASSERT_DOUBLE_EQUAL(p, twins[i].error, 1e-12);
+        pf_schedule_free(&q);
+    }
+    for (int i = 0; i < N; i++)
+        pf_schedule_free(&s[i]);
+    pf_error_model_free(&m);
+    pf_program_static_free(&ps);
+    pf_program_free(prog);
+}
+
+/* Bilateral filter, seed 13: a gene never measured alone, measured in company whose other
+ * genes were (or are estimated small), is known by the error those candidates imply, not by
+ * its relatives' trend (it was predicted at Lab 1.1-1.5 in four candidates that measured
+ * 4.0-4.1). */
+static void test_error_model_learns_genes_from_candidates(void)
+{
+    pf_program *prog = st_load_app("bilateral_filter");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    static const struct {
+        const char *text;
+        double error;
+    } train[] = { { "", 0 },
+                  { "loop_pixels grid 1 2 reconstruct store gaussian 0.3\n", 1.2 },
+                  { "loop_pixels grid 8 8 reconstruct store gaussian 0.3\n", 7.35 },
+                  { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n", 0.07 },
+                  { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n"
+                    "loop_pixels grid 1 4 reconstruct store gaussian 0.3\n", 4.05 },
+                  { "loop_kernel grid 4 2 reconstruct store gaussian 0.3\n"  /* estimated small */
+                    "loop_pixels grid 1 4 reconstruct store gaussian 0.3\n", 4.07 } };
+    enum { N = sizeof train / sizeof *train };
+    pf_schedule s[N], q;
+    double e[N];
+    pf_error err;
+    for (int i = 0; i < N; i++) {
+        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, train[i].text, "<test>", &s[i], &err), 0);
+        e[i] = train[i].error;
+    }
+    pf_program_static ps;
+    pf_program_static_init(prog, &ps);
+    pf_error_model m;
+    pf_error_model_init(&m, prog, &ps);
+    pf_error_model_fit(&m, s, e, N);
+    CU_ASSERT_DOUBLE_EQUAL(m.p, 1, 0);  /* too few candidates with several genes to fit */
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, "loop_kernel grid 8 8 reconstruct store "
+                                            "gaussian 0.3\nloop_pixels grid 1 4 reconstruct "
+                                            "store gaussian 0.3\n", "<test>", &q, &err), 0);
+    int how;
+    double p = pf_error_model_predict(&m, &q, &how);
+    CU_ASSERT_EQUAL(how, 3);
+    CU_ASSERT(p > 3.9 && p < 4.5);  /* about 4.0 for the pixels' gene, plus the kernel's */
+    pf_schedule_free(&q);
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, "loop_pixels grid 1 4 reconstruct store "
+                                            "gaussian 0.3\n", "<test>", &q, &err), 0);
+    p = pf_error_model_predict(&m, &q, &how);
+    CU_ASSERT(p > 3.9 && p < 4.05);
+    pf_schedule_free(&q);
     for (int i = 0; i < N; i++)
         pf_schedule_free(&s[i]);
     pf_error_model_free(&m);
@@ -873,6 +944,7 @@ PF_TEST_SUITE(search_model, PF_TEST(test_accuracy_figures), PF_TEST(test_spread_
               PF_TEST(test_error_model_learns_composition),
               PF_TEST(test_error_model_ignores_genes_that_compute_all),
               PF_TEST(test_error_model_keeps_estimates_within_measured),
+              PF_TEST(test_error_model_learns_genes_from_candidates),
               PF_TEST(test_area_gain), PF_TEST(test_expected_gain),
               PF_TEST(test_guide_chooses_beyond_the_frontier), PF_TEST(test_guide_spread_per_child),
               PF_TEST(test_calibration),
