@@ -2,6 +2,7 @@
  * sum of exponentials, the time model's own form, the error model's composition), the accuracy
  * figures are right on hand cases; the guide's choice; the GA's guided generation (the pool's
  * children that were not chosen stay unseen, the commit keeps the best N). */
+#include "base/arena.h"
 #include "perforate/exec.h"
 #include "search/ga.h"
 #include "search/ga_internal.h"
@@ -322,6 +323,58 @@ static void test_error_model_learns_composition(void)
     pf_program_free(prog);
 }
 
+/* A measured candidate of an error-model test: its schedule text and error. */
+typedef struct measured {
+    const char *text;
+    double error;
+} measured;
+
+/* An error model of prog fitted on measured candidates (fit_errors; fitted_free). */
+typedef struct fitted {
+    const pf_program *prog;
+    pf_program_static ps;
+    pf_error_model m;
+    pf_schedule *s;  /* the candidates' schedules */
+    int n;
+} fitted;
+
+static void fit_errors(const pf_program *prog, const measured *train, int n, fitted *f)
+{
+    pf_error err;
+    double *e = pf_xmalloc(sizeof *e * (size_t)n);
+    f->prog = prog;
+    f->s = pf_xmalloc(sizeof *f->s * (size_t)n);
+    f->n = n;
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, train[i].text, "<test>", &f->s[i], &err), 0);
+        e[i] = train[i].error;
+    }
+    pf_program_static_init(prog, &f->ps);
+    pf_error_model_init(&f->m, prog, &f->ps);
+    pf_error_model_fit(&f->m, f->s, e, n);
+    free(e);
+}
+
+/* The fitted model's prediction for a schedule text (how: as pf_error_model_predict). */
+static double predict_text(const fitted *f, const char *text, int *how)
+{
+    pf_schedule q;
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(f->prog, text, "<test>", &q, &err), 0);
+    double p = pf_error_model_predict(&f->m, &q, how);
+    pf_schedule_free(&q);
+    return p;
+}
+
+static void fitted_free(fitted *f)
+{
+    for (int i = 0; i < f->n; i++)
+        pf_schedule_free(&f->s[i]);
+    free(f->s);
+    pf_error_model_free(&f->m);
+    pf_program_static_free(&f->ps);
+}
+
 /* Measurements of the median like a search's first ones (errors as measured, seed 10 of
  * bench_guided): a window gene that skips nothing (`step 1`, error 0) stays out of the
  * per-gene regression, so `median_y_loop step 2` is estimated between its measured relatives'
@@ -331,53 +384,33 @@ static void test_error_model_ignores_genes_that_compute_all(void)
 {
     pf_program *prog = st_load_app("median");
     CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
-    static const struct {
-        const char *text;
-        double error;
-    } train[] = { { "", 0 },
-                  { "median_y_loop step 1\n", 0 },
-                  { "median_y_loop step 4\n", 2.39 },
-                  { "median_y_loop first 0.174172\n", 7.46 },
-                  { "median_y_loop last 0.499623\n", 3.20 },
-                  { "median_x_loop step 4\n", 2.54 },
-                  { "loop_pixels grid 4 4 1 reconstruct store linear\n", 1.48 },
-                  { "loop_pixels grid 2 2 1 reconstruct store linear\n", 0.76 },
-                  { "loop_pixels grid 1 4 1 reconstruct store linear\nmedian_y_loop step 1\n",
-                    1.00 } };
-    enum { N = sizeof train / sizeof *train };
-    pf_schedule s[N];
-    double e[N];
-    pf_error err;
-    for (int i = 0; i < N; i++) {
-        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, train[i].text, "<test>", &s[i], &err), 0);
-        e[i] = train[i].error;
-    }
-    pf_program_static ps;
-    pf_program_static_init(prog, &ps);
-    pf_error_model m;
-    pf_error_model_init(&m, prog, &ps);
-    pf_error_model_fit(&m, s, e, N);
-    pf_schedule q[3];
+    static const measured train[] = {
+        { "", 0 },
+        { "median_y_loop step 1\n", 0 },
+        { "median_y_loop step 4\n", 2.39 },
+        { "median_y_loop first 0.174172\n", 7.46 },
+        { "median_y_loop last 0.499623\n", 3.20 },
+        { "median_x_loop step 4\n", 2.54 },
+        { "loop_pixels grid 4 4 1 reconstruct store linear\n", 1.48 },
+        { "loop_pixels grid 2 2 1 reconstruct store linear\n", 0.76 },
+        { "loop_pixels grid 1 4 1 reconstruct store linear\nmedian_y_loop step 1\n", 1.00 }
+    };
+    fitted f;
+    fit_errors(prog, train, sizeof train / sizeof *train, &f);
     static const char *const ask[3] = {
         "median_y_loop step 2\n", "loop_pixels grid 2 4 1 reconstruct store linear\n",
         "loop_pixels grid 2 4 1 reconstruct store linear\nmedian_x_loop step 1\n"
     };
     double p[3];
-    for (int i = 0; i < 3; i++) {
-        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, ask[i], "<test>", &q[i], &err), 0);
-        p[i] = pf_error_model_predict(&m, &q[i], NULL);
-        pf_schedule_free(&q[i]);
-    }
+    for (int i = 0; i < 3; i++)
+        p[i] = predict_text(&f, ask[i], NULL);
     printf("\n    estimated: median_y_loop step 2 %.2f (measured 1.39); grid 2 4 %.3f, with "
            "median_x_loop step 1 %.3f", p[0], p[1], p[2]);
     CU_ASSERT(p[0] > 1.0 && p[0] < 3.2);
     CU_ASSERT_DOUBLE_EQUAL(p[1], p[2], 1e-12);
-    CU_ASSERT(pf_gene_computes_all(&ps, 1, &s[1].approx[1]));
-    CU_ASSERT(!pf_gene_computes_all(&ps, 1, &s[2].approx[1]));
-    for (int i = 0; i < N; i++)
-        pf_schedule_free(&s[i]);
-    pf_error_model_free(&m);
-    pf_program_static_free(&ps);
+    CU_ASSERT(pf_gene_computes_all(&f.ps, 1, &f.s[1].approx[1]));
+    CU_ASSERT(!pf_gene_computes_all(&f.ps, 1, &f.s[2].approx[1]));
+    fitted_free(&f);
     pf_program_free(prog);
 }
 
@@ -727,38 +760,23 @@ static void test_error_model_keeps_estimates_within_measured(void)
 {
     pf_program *prog = st_load_app("bilateral_filter");
     CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
-    static const struct {
-        const char *text;
-        double error;
-    } train[] = { { "", 0 },
-                  { "loop_pixels grid 4 1 reconstruct on-demand linear\n", 4.08 },
-                  { "loop_pixels grid 1 2 reconstruct store linear\n", 2.33 },
-                  { "loop_pixels grid 2 2 reconstruct store linear\n", 3.64 },
-                  { "loop_pixels grid 1 4 reconstruct store linear\n", 3.99 },
-                  { "loop_pixels grid 1 8 reconstruct store nearest\n", 6.34 },
-                  { "loop_pixels grid 8 8 reconstruct store gaussian 0.3\n", 7.35 },
-                  { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n", 0.07 } };
-    enum { N = sizeof train / sizeof *train };
-    pf_schedule s[N], q;
-    double e[N];
-    pf_error err;
-    for (int i = 0; i < N; i++) {
-        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, train[i].text, "<test>", &s[i], &err), 0);
-        e[i] = train[i].error;
-    }
-    pf_program_static ps;
-    pf_program_static_init(prog, &ps);
-    pf_error_model m;
-    pf_error_model_init(&m, prog, &ps);
-    pf_error_model_fit(&m, s, e, N);
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, "loop_pixels grid 4 8 reconstruct on-demand "
-                                            "linear\n", "<test>", &q, &err), 0);
+    static const measured train[] = {
+        { "", 0 },
+        { "loop_pixels grid 4 1 reconstruct on-demand linear\n", 4.08 },
+        { "loop_pixels grid 1 2 reconstruct store linear\n", 2.33 },
+        { "loop_pixels grid 2 2 reconstruct store linear\n", 3.64 },
+        { "loop_pixels grid 1 4 reconstruct store linear\n", 3.99 },
+        { "loop_pixels grid 1 8 reconstruct store nearest\n", 6.34 },
+        { "loop_pixels grid 8 8 reconstruct store gaussian 0.3\n", 7.35 },
+        { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n", 0.07 }
+    };
+    fitted f;
+    fit_errors(prog, train, sizeof train / sizeof *train, &f);
     int how;
-    double p = pf_error_model_predict(&m, &q, &how);
+    double p = predict_text(&f, "loop_pixels grid 4 8 reconstruct on-demand linear\n", &how);
     printf("\n    estimated: loop_pixels grid 4 8 on-demand linear %.2f (measured 6.52)", p);
     CU_ASSERT_EQUAL(how, 3);
     CU_ASSERT(p >= 4.08 && p <= 7.35);
-    pf_schedule_free(&q);
     /* On demand or stored, a lattice computes the same image (test_on_demand.c): either
      * measured gives the other's error, alone and as a part */
     static const struct {
@@ -770,17 +788,12 @@ static void test_error_model_keeps_estimates_within_measured(void)
                   { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n"
                     "loop_pixels grid 2 2 reconstruct on-demand linear\n", 2, NAN } };
     for (int i = 0; i < 3; i++) {
-        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, twins[i].text, "<test>", &q, &err), 0);
-        p = pf_error_model_predict(&m, &q, &how);
+        p = predict_text(&f, twins[i].text, &how);
         CU_ASSERT_EQUAL(how, twins[i].how);
         if (!isnan(twins[i].error))
             CU_ASSERT_DOUBLE_EQUAL(p, twins[i].error, 1e-12);
-        pf_schedule_free(&q);
     }
-    for (int i = 0; i < N; i++)
-        pf_schedule_free(&s[i]);
-    pf_error_model_free(&m);
-    pf_program_static_free(&ps);
+    fitted_free(&f);
     pf_program_free(prog);
 }
 
@@ -792,48 +805,27 @@ static void test_error_model_learns_genes_from_candidates(void)
 {
     pf_program *prog = st_load_app("bilateral_filter");
     CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
-    static const struct {
-        const char *text;
-        double error;
-    } train[] = { { "", 0 },
-                  { "loop_pixels grid 1 2 reconstruct store gaussian 0.3\n", 1.2 },
-                  { "loop_pixels grid 8 8 reconstruct store gaussian 0.3\n", 7.35 },
-                  { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n", 0.07 },
-                  { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n"
-                    "loop_pixels grid 1 4 reconstruct store gaussian 0.3\n", 4.05 },
-                  { "loop_kernel grid 4 2 reconstruct store gaussian 0.3\n"  /* estimated small */
-                    "loop_pixels grid 1 4 reconstruct store gaussian 0.3\n", 4.07 } };
-    enum { N = sizeof train / sizeof *train };
-    pf_schedule s[N], q;
-    double e[N];
-    pf_error err;
-    for (int i = 0; i < N; i++) {
-        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, train[i].text, "<test>", &s[i], &err), 0);
-        e[i] = train[i].error;
-    }
-    pf_program_static ps;
-    pf_program_static_init(prog, &ps);
-    pf_error_model m;
-    pf_error_model_init(&m, prog, &ps);
-    pf_error_model_fit(&m, s, e, N);
-    CU_ASSERT_DOUBLE_EQUAL(m.p, 1, 0);  /* too few candidates with several genes to fit */
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, "loop_kernel grid 8 8 reconstruct store "
-                                            "gaussian 0.3\nloop_pixels grid 1 4 reconstruct "
-                                            "store gaussian 0.3\n", "<test>", &q, &err), 0);
+    static const measured train[] = {
+        { "", 0 },
+        { "loop_pixels grid 1 2 reconstruct store gaussian 0.3\n", 1.2 },
+        { "loop_pixels grid 8 8 reconstruct store gaussian 0.3\n", 7.35 },
+        { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n", 0.07 },
+        { "loop_kernel grid 2 2 reconstruct store gaussian 0.3\n"
+          "loop_pixels grid 1 4 reconstruct store gaussian 0.3\n", 4.05 },
+        { "loop_kernel grid 4 2 reconstruct store gaussian 0.3\n"  /* estimated small */
+          "loop_pixels grid 1 4 reconstruct store gaussian 0.3\n", 4.07 }
+    };
+    fitted f;
+    fit_errors(prog, train, sizeof train / sizeof *train, &f);
+    CU_ASSERT_DOUBLE_EQUAL(f.m.p, 1, 0);  /* too few candidates with several genes to fit */
     int how;
-    double p = pf_error_model_predict(&m, &q, &how);
+    double p = predict_text(&f, "loop_kernel grid 8 8 reconstruct store gaussian 0.3\n"
+                                "loop_pixels grid 1 4 reconstruct store gaussian 0.3\n", &how);
     CU_ASSERT_EQUAL(how, 3);
     CU_ASSERT(p > 3.9 && p < 4.5);  /* about 4.0 for the pixels' gene, plus the kernel's */
-    pf_schedule_free(&q);
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, "loop_pixels grid 1 4 reconstruct store "
-                                            "gaussian 0.3\n", "<test>", &q, &err), 0);
-    p = pf_error_model_predict(&m, &q, &how);
+    p = predict_text(&f, "loop_pixels grid 1 4 reconstruct store gaussian 0.3\n", &how);
     CU_ASSERT(p > 3.9 && p < 4.05);
-    pf_schedule_free(&q);
-    for (int i = 0; i < N; i++)
-        pf_schedule_free(&s[i]);
-    pf_error_model_free(&m);
-    pf_program_static_free(&ps);
+    fitted_free(&f);
     pf_program_free(prog);
 }
 
