@@ -124,6 +124,16 @@ bool pf_gene_skips_nothing(const pf_approx_gene *g)
            ((g->kind == PF_GENE_FIRST || g->kind == PF_GENE_LAST) && g->frac >= 1);
 }
 
+bool pf_gene_full_grid(const pf_approx_gene *g)
+{
+    if (g->kind != PF_GENE_GRID || g->channels != 0)
+        return false;
+    for (int d = 0; d < g->n_spacing; d++)
+        if (g->spacing[d] != 1)
+            return false;
+    return true;
+}
+
 bool pf_gene_equal(const pf_approx_gene *a, const pf_approx_gene *b)
 {
     pf_approx_gene x, y;

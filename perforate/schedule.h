@@ -151,6 +151,9 @@ bool pf_gene_equal(const pf_approx_gene *a, const pf_approx_gene *b);
 /* Whether g is loop perforation that skips no iteration (`step 1`, `first 1`, `last 1`): it
  * lowers to the loop the exact program runs, so it changes neither the code nor the output. */
 bool pf_gene_skips_nothing(const pf_approx_gene *g);
+/* A grid of spacing 1 on every variable and all channels: it samples every point, and its
+ * reconstruction has nothing to fill. */
+bool pf_gene_full_grid(const pf_approx_gene *g);
 /* Two schedules of the same program are equal exactly when their canonical texts are. */
 bool pf_schedule_equal(const pf_schedule *a, const pf_schedule *b);
 /* x rounded to six significant digits ("%.6g" and back). */

@@ -74,8 +74,8 @@ void pf_genome_crossover(const pf_genome_ctx *c, pf_rng *r, const pf_schedule *a
 
 /* Up to max valid genomes one step from s in a sampling lattice (search/genome_near.c): per
  * grid gene each drawn spacing doubled or halved (1..8), the reconstruction on demand or
- * stored (linear, nearest); per step gene the step doubled or halved. Initialises out[0..n);
- * returns n. */
+ * stored (linear, nearest); per step gene the step doubled or halved (1..16). Initialises
+ * out[0..n); returns n. */
 int pf_genome_neighbours(const pf_genome_ctx *c, const pf_schedule *s, pf_schedule *out, int max);
 
 /* Makes execution genes consistent with the rest of s (compute-at whose consumer or own

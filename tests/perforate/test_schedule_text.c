@@ -187,6 +187,20 @@ static void test_genes_that_skip_nothing(void)
         CU_ASSERT(!pf_gene_skips_nothing(&no[i]));
 }
 
+/* A full grid: spacing 1 on every variable and all channels; not one that thins a variable or
+ * keeps one channel, nor another kind. */
+static void test_full_grid(void)
+{
+    pf_approx_gene full = { .kind = PF_GENE_GRID, .n_spacing = 3, .spacing = { 1, 1, 1 } };
+    pf_approx_gene no[] = { { .kind = PF_GENE_GRID, .n_spacing = 3, .spacing = { 1, 2, 1 } },
+                            { .kind = PF_GENE_GRID, .n_spacing = 2, .spacing = { 1, 1 },
+                              .channels = 1 },
+                            { .kind = PF_GENE_STEP, .step = 1 } };
+    CU_ASSERT(pf_gene_full_grid(&full));
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        CU_ASSERT(!pf_gene_full_grid(&no[i]));
+}
+
 /* Equality looks only at what the text holds: stray fields of a gene built in code do not
  * count, and values equal to six digits are equal. */
 static void test_gene_equality_is_canonical(void)
@@ -599,6 +613,7 @@ PF_TEST_SUITE(schedule_text,
               PF_TEST(test_blur_paper_variant), PF_TEST(test_defaults_spelled_out),
               PF_TEST(test_every_gene_form), PF_TEST(test_equal_when_written_differently),
               PF_TEST(test_gene_equality_is_canonical), PF_TEST(test_genes_that_skip_nothing),
+              PF_TEST(test_full_grid),
               PF_TEST(test_version_line),
               PF_TEST(test_exec_lines), PF_TEST(test_exec_slide_lines),
               PF_TEST(test_exec_reorder_text), PF_TEST(test_exec_reorder_refusals),
