@@ -21,41 +21,43 @@ void pf_error_model_init(pf_error_model *m, const pf_program *prog, const pf_pro
     memset(m, 0, sizeof *m);
     m->prog = prog;
     m->ps = ps;
-    pf_strmap_init(&m->genes);
+    pf_strmap_init(&m->genes.map);
     pf_strmap_init(&m->sigs);
-    pf_strmap_init(&m->implied);
+    pf_strmap_init(&m->implied.map);
     m->d = PF_GENE_NFEAT + 2 * prog->n_loops + 1;
     m->beta = pf_xcalloc((size_t)m->d, sizeof *m->beta);
     m->a = m->p = 1;
 }
 
+static void cache_clear(pf_gene_cache *c)
+{
+    pf_strmap_free(&c->map);
+    free(c->err);
+    free(c->n);
+    free(c->loop);
+    free(c->gene);
+    memset(c, 0, sizeof *c);
+    pf_strmap_init(&c->map);
+}
+
 static void clear(pf_error_model *m)
 {
-    pf_strmap_free(&m->genes);
+    cache_clear(&m->genes);
+    cache_clear(&m->implied);
+    m->implied_relatives = false;
     pf_strmap_free(&m->sigs);
-    pf_strmap_free(&m->implied);
-    free(m->gene_err);
-    free(m->gene_n);
-    free(m->gene_loop);
-    free(m->gene);
     free(m->sig_err);
-    free(m->imp_err);
-    free(m->imp_n);
-    m->gene_err = m->sig_err = m->imp_err = NULL;
-    m->gene_n = m->gene_loop = m->imp_n = NULL;
-    m->gene = NULL;
-    m->n_genes = m->cap_genes = m->n_sigs = m->cap_sigs = m->n_imp = m->cap_imp = 0;
-    pf_strmap_init(&m->genes);
+    m->sig_err = NULL;
+    m->n_sigs = m->cap_sigs = 0;
     pf_strmap_init(&m->sigs);
-    pf_strmap_init(&m->implied);
 }
 
 void pf_error_model_free(pf_error_model *m)
 {
     clear(m);
-    pf_strmap_free(&m->genes);
+    pf_strmap_free(&m->genes.map);
     pf_strmap_free(&m->sigs);
-    pf_strmap_free(&m->implied);
+    pf_strmap_free(&m->implied.map);
     free(m->beta);
     memset(m, 0, sizeof *m);
 }
@@ -100,30 +102,45 @@ static char *gene_key(const pf_program *prog, int loop, const pf_approx_gene *g)
     return pf_sb_take(&sb);
 }
 
-/* Adds a measurement to a cache entry (a running mean). */
-static void remember(pf_strmap *map, double **err, int **cnt, int *n, int *cap, const char *key,
-                     double e)
+/* Sets a signature's error (the last measurement of it). */
+static void remember_sig(pf_error_model *m, const char *sig, double e)
 {
     int i;
-    if (!pf_strmap_get(map, key, &i)) {
-        if (*n == *cap) {
-            *cap = *cap ? 2 * *cap : 64;
-            *err = pf_xrealloc(*err, sizeof **err * (size_t)*cap);
-            if (cnt)
-                *cnt = pf_xrealloc(*cnt, sizeof **cnt * (size_t)*cap);
+    if (!pf_strmap_get(&m->sigs, sig, &i)) {
+        if (m->n_sigs == m->cap_sigs) {
+            m->cap_sigs = m->cap_sigs ? 2 * m->cap_sigs : 64;
+            m->sig_err = pf_xrealloc(m->sig_err, sizeof *m->sig_err * (size_t)m->cap_sigs);
         }
-        i = (*n)++;
-        pf_strmap_put(map, key, i);
-        (*err)[i] = 0;
-        if (cnt)
-            (*cnt)[i] = 0;
+        i = m->n_sigs++;
+        pf_strmap_put(&m->sigs, sig, i);
     }
-    if (cnt) {
-        (*cnt)[i]++;
-        (*err)[i] += (e - (*err)[i]) / (*cnt)[i];
-    } else {
-        (*err)[i] = e;
+    m->sig_err[i] = e;
+}
+
+/* Adds an error of gene g of loop `loop` to its cache entry (a running mean). */
+static void remember_gene(const pf_error_model *m, pf_gene_cache *c, int loop,
+                          const pf_approx_gene *g, double e)
+{
+    char *key = gene_key(m->prog, loop, g);
+    int i;
+    if (!pf_strmap_get(&c->map, key, &i)) {
+        if (c->count == c->cap) {
+            c->cap = c->cap ? 2 * c->cap : 64;
+            c->err = pf_xrealloc(c->err, sizeof *c->err * (size_t)c->cap);
+            c->n = pf_xrealloc(c->n, sizeof *c->n * (size_t)c->cap);
+            c->loop = pf_xrealloc(c->loop, sizeof *c->loop * (size_t)c->cap);
+            c->gene = pf_xrealloc(c->gene, sizeof *c->gene * (size_t)c->cap);
+        }
+        i = c->count++;
+        pf_strmap_put(&c->map, key, i);
+        c->err[i] = 0;
+        c->n[i] = 0;
+        c->loop[i] = loop;
+        c->gene[i] = *g;
     }
+    free(key);
+    c->n[i]++;
+    c->err[i] += (e - c->err[i]) / c->n[i];
 }
 
 /* The one gene of s that changes something, or -1. A gene that computes every point
@@ -158,8 +175,8 @@ static void regression_x(const pf_error_model *m, int loop, const pf_approx_gene
 static void fit_regression(pf_error_model *m, const pf_schedule *s, int n)
 {
     int d = m->d, rows = 0;
-    double *X = pf_xmalloc(sizeof *X * (size_t)d * (size_t)(m->n_genes + 1));
-    double *y = pf_xmalloc(sizeof *y * (size_t)(m->n_genes + 1));
+    double *X = pf_xmalloc(sizeof *X * (size_t)d * (size_t)(m->genes.count + 1));
+    double *y = pf_xmalloc(sizeof *y * (size_t)(m->genes.count + 1));
     pf_strmap done;
     pf_strmap_init(&done);
     for (int i = 0; i < n; i++) {
@@ -168,9 +185,9 @@ static void fit_regression(pf_error_model *m, const pf_schedule *s, int n)
             continue;
         char *key = gene_key(m->prog, loop, &s[i].approx[loop]);
         int g;
-        if (pf_strmap_add(&done, key, 0) && pf_strmap_get(&m->genes, key, &g)) {
+        if (pf_strmap_add(&done, key, 0) && pf_strmap_get(&m->genes.map, key, &g)) {
             regression_x(m, loop, &s[i].approx[loop], X + (size_t)rows * d);
-            y[rows++] = log(m->gene_err[g] + EPS);
+            y[rows++] = log(m->genes.err[g] + EPS);
         }
         free(key);
     }
@@ -209,67 +226,89 @@ static double regression_log(const pf_error_model *m, int loop, const pf_approx_
     return z;
 }
 
-/* The regression corrected by the residuals of the gene's 3 nearest measured relatives
- * (inverse-distance weights): the trend from the regression, the level from the family; false
- * when it has none. */
+/* The caches an estimate may learn from: the measured genes, and once every implied gene is
+ * known (fit_implied), the implied ones too. */
+static int n_sources(const pf_error_model *m, const pf_gene_cache *src[2])
+{
+    src[0] = &m->genes;
+    src[1] = &m->implied;
+    return m->implied_relatives ? 2 : 1;
+}
+
+/* The regression corrected by the residuals of the gene's 3 nearest measured or implied
+ * relatives (inverse-distance weights): the trend from the regression, the level from the
+ * family; false when it has none. Implied relatives count because a search measures few genes
+ * alone after its first generation: most of a loop's lattices are only known in company
+ * (bilateral filter, seed 11: `loop_pixels grid 2 4 reconstruct store linear`, next to the
+ * implied 1 4, 2 2 and 4 4, was estimated at Lab 5.3-5.8 from the measured 1 2 and 1 8; the
+ * plain GA measured 4.7). */
 #define RELATIVES 3
 static bool from_family(const pf_error_model *m, int loop, const pf_approx_gene *g, double *out)
 {
+    const pf_gene_cache *src[2], *best_c[RELATIVES];
     double c[3], best_d[RELATIVES];
     int best[RELATIVES], n = 0;
     family_coords(m, loop, g, c);
-    for (int i = 0; i < m->n_genes; i++) {
-        if (m->gene_loop[i] != loop || !same_family(&m->gene[i], g))
-            continue;
-        double ci[3], d = 0;
-        family_coords(m, loop, &m->gene[i], ci);
-        for (int k = 0; k < 3; k++)
-            d += (c[k] - ci[k]) * (c[k] - ci[k]);
-        int j = n < RELATIVES ? n++ : RELATIVES;  /* insertion into the nearest few */
-        while (j > 0 && best_d[j - 1] > d) {
-            if (j < RELATIVES) {
-                best_d[j] = best_d[j - 1];
-                best[j] = best[j - 1];
+    for (int k = 0, ns = n_sources(m, src); k < ns; k++)
+        for (int i = 0; i < src[k]->count; i++) {
+            if (src[k]->loop[i] != loop || !same_family(&src[k]->gene[i], g))
+                continue;
+            double ci[3], d = 0;
+            family_coords(m, loop, &src[k]->gene[i], ci);
+            for (int q = 0; q < 3; q++)
+                d += (c[q] - ci[q]) * (c[q] - ci[q]);
+            int j = n < RELATIVES ? n++ : RELATIVES;  /* insertion into the nearest few */
+            while (j > 0 && best_d[j - 1] > d) {
+                if (j < RELATIVES) {
+                    best_d[j] = best_d[j - 1];
+                    best[j] = best[j - 1];
+                    best_c[j] = best_c[j - 1];
+                }
+                j--;
             }
-            j--;
+            if (j < RELATIVES) {
+                best_d[j] = d;
+                best[j] = i;
+                best_c[j] = src[k];
+            }
         }
-        if (j < RELATIVES) {
-            best_d[j] = d;
-            best[j] = i;
-        }
-    }
     double sw = 0, sy = 0;
     for (int j = 0; j < n; j++) {  /* the relatives' residuals from the regression */
+        const pf_gene_cache *r = best_c[j];
         double w = 1 / (best_d[j] + 1e-6);
         sw += w;
-        sy += w * (log(m->gene_err[best[j]] + EPS) -
-                   regression_log(m, m->gene_loop[best[j]], &m->gene[best[j]]));
+        sy += w * (log(r->err[best[j]] + EPS) -
+                   regression_log(m, r->loop[best[j]], &r->gene[best[j]]));
     }
     if (n > 0)
         *out = fmax(0, exp(regression_log(m, loop, g) + sy / sw) - EPS);
     return n > 0;
 }
 
-/* The errors measured alone on the loop (on any loop when none): [*lo, *hi], empty when none. */
-static void measured_range(const pf_error_model *m, int loop, double *lo, double *hi)
+/* The errors known on the loop (on any loop when none), from the caches an estimate learns
+ * from: [*lo, *hi], empty when none. */
+static void known_range(const pf_error_model *m, int loop, double *lo, double *hi)
 {
+    const pf_gene_cache *src[2];
+    int ns = n_sources(m, src);
     *lo = INFINITY;
     *hi = -INFINITY;
     for (int pass = 0; pass < 2 && !(*hi >= *lo); pass++)
-        for (int i = 0; i < m->n_genes; i++)
-            if (pass == 1 || m->gene_loop[i] == loop) {
-                *lo = fmin(*lo, m->gene_err[i]);
-                *hi = fmax(*hi, m->gene_err[i]);
-            }
+        for (int k = 0; k < ns; k++)
+            for (int i = 0; i < src[k]->count; i++)
+                if (pass == 1 || src[k]->loop[i] == loop) {
+                    *lo = fmin(*lo, src[k]->err[i]);
+                    *hi = fmax(*hi, src[k]->err[i]);
+                }
 }
 
 /* Gene g's entry in a cache of errors by gene (m->genes, m->implied), or -1. */
-static int cached(const pf_error_model *m, const pf_strmap *cache, int loop,
+static int cached(const pf_error_model *m, const pf_gene_cache *cache, int loop,
                   const pf_approx_gene *g)
 {
     char *key = gene_key(m->prog, loop, g);
     int i;
-    bool known = pf_strmap_get(cache, key, &i);
+    bool known = pf_strmap_get(&cache->map, key, &i);
     free(key);
     return known ? i : -1;
 }
@@ -277,7 +316,7 @@ static int cached(const pf_error_model *m, const pf_strmap *cache, int loop,
 /* The estimate of the error gene g causes alone, from its family, else the regression. */
 static double estimate(const pf_error_model *m, int loop, const pf_approx_gene *g)
 {
-    /* An estimate stays at or below the worst error measured alone on the loop: a trend in
+    /* An estimate stays at or below the worst error known on the loop: a trend in
      * log error extrapolates wildly from a few points, and an estimate above the error cap is
      * never measured, so never corrected (bilateral filter, seed 11: `loop_pixels grid 4 8
      * reconstruct on-demand linear` was estimated from its family's one member, grid 4 1, at
@@ -287,7 +326,7 @@ static double estimate(const pf_error_model *m, int loop, const pf_approx_gene *
     bool family = from_family(m, loop, g, &e);
     if (!family)
         e = fmax(0, exp(regression_log(m, loop, g)) - EPS);
-    measured_range(m, loop, &lo, &hi);
+    known_range(m, loop, &lo, &hi);
     if (!(hi >= lo))
         return e;
     return family ? fmin(hi, e) : fmin(hi, fmax(lo, e));
@@ -300,10 +339,10 @@ static double gene_error(const pf_error_model *m, int loop, const pf_approx_gene
 {
     int i = cached(m, &m->genes, loop, g);
     if (i >= 0)
-        return m->gene_err[i];
+        return m->genes.err[i];
     *estimated = true;
     i = cached(m, &m->implied, loop, g);
-    return i >= 0 ? m->imp_err[i] : estimate(m, loop, g);
+    return i >= 0 ? m->implied.err[i] : estimate(m, loop, g);
 }
 
 /* The genes' errors alone; returns how many genes. */
@@ -387,7 +426,7 @@ static void fit_implied(pf_error_model *m, const pf_schedule *s, const double *e
                 continue;
             parts++;
             int k = cached(m, &m->genes, l, g);
-            double e = k >= 0 ? m->gene_err[k] : estimate(m, l, g);
+            double e = k >= 0 ? m->genes.err[k] : estimate(m, l, g);
             if (k >= 0 || e < SMALL_PART * error[i])
                 rest += pow(e, m->p);
             else
@@ -396,11 +435,10 @@ static void fit_implied(pf_error_model *m, const pf_schedule *s, const double *e
         if (unknown < 0 || parts < 2)
             continue;
         double v = pow(error[i] / m->a, m->p) - rest;
-        char *key = gene_key(m->prog, unknown, &s[i].approx[unknown]);
-        remember(&m->implied, &m->imp_err, &m->imp_n, &m->n_imp, &m->cap_imp, key,
-                 v > 0 ? pow(v, 1 / m->p) : 0);
-        free(key);
+        remember_gene(m, &m->implied, unknown, &s[i].approx[unknown],
+                      v > 0 ? pow(v, 1 / m->p) : 0);
     }
+    m->implied_relatives = true;
 }
 
 int pf_error_model_fit(pf_error_model *m, const pf_schedule *s, const double *error, int n)
@@ -410,24 +448,11 @@ int pf_error_model_fit(pf_error_model *m, const pf_schedule *s, const double *er
         if (!isfinite(error[i]))
             continue;
         char *sig = pf_error_signature(m->prog, &s[i]);
-        remember(&m->sigs, &m->sig_err, NULL, &m->n_sigs, &m->cap_sigs, sig, error[i]);
+        remember_sig(m, sig, error[i]);
         free(sig);
         int loop = only_gene(m, &s[i]);
-        if (loop < 0)
-            continue;
-        char *key = gene_key(m->prog, loop, &s[i].approx[loop]);
-        int before = m->n_genes, cap = m->cap_genes;
-        remember(&m->genes, &m->gene_err, &m->gene_n, &m->n_genes, &m->cap_genes, key,
-                 error[i]);
-        if (m->cap_genes != cap) {
-            m->gene_loop = pf_xrealloc(m->gene_loop, sizeof *m->gene_loop * (size_t)m->cap_genes);
-            m->gene = pf_xrealloc(m->gene, sizeof *m->gene * (size_t)m->cap_genes);
-        }
-        if (m->n_genes > before) {
-            m->gene_loop[before] = loop;
-            m->gene[before] = s[i].approx[loop];
-        }
-        free(key);
+        if (loop >= 0)
+            remember_gene(m, &m->genes, loop, &s[i].approx[loop], error[i]);
     }
     fit_regression(m, s, n);
     fit_composition(m, s, error, n);

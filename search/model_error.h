@@ -7,11 +7,11 @@
  *     single-gene candidates the search measures (its initial population is made of them) and
  *     cached; a gene value never measured alone is implied by the candidates it was measured
  *     in whose other genes were (the composition below, inverted), else estimated from its
- *     family (the measured genes of the same loop, kind, reconstruction and channels:
- *     inverse-distance weights on log error over the log sampled share, the grid's anisotropy
- *     and log sigma),
- *     or, when its family has none, by a ridge regression of log(error) on the gene's features
- *     (model_features.h) and its loop, kept within the errors measured on that loop;
+ *     family (the measured and implied genes of the same loop, kind, reconstruction and
+ *     channels: inverse-distance weights on log error over the log sampled share, the grid's
+ *     anisotropy and log sigma), or, when its family has none, by a ridge regression of
+ *     log(error) on the gene's features (model_features.h) and its loop, kept within the
+ *     errors known on that loop;
  *  3. composed: e = a * (sum_i e_i^p)^(1/p) over the genes (ApproxTuner's additive P1 is a = 1,
  *     p = 1), with a and p fitted to the measured candidates that have several genes: the learned
  *     correction (p = 2 adds independent errors as their root sum of squares; large p: the worst
@@ -24,22 +24,25 @@
 
 #include <stdbool.h>
 
+/* Errors by gene ("LOOP\tGENE" keys): per entry its loop, gene and mean error. */
+typedef struct pf_gene_cache {
+    pf_strmap map;        /* key -> index */
+    double *err;          /* means over the measurements (or implications) */
+    int *n;
+    int *loop;
+    pf_approx_gene *gene;
+    int count, cap;
+} pf_gene_cache;
+
 typedef struct pf_error_model {
     const pf_program *prog;
     const pf_program_static *ps;
-    pf_strmap genes;      /* "LOOP\tGENE" -> index into gene_err */
-    double *gene_err;     /* measured errors of genes alone (means when measured several times) */
-    int *gene_n;
-    int *gene_loop;       /* their loops and genes */
-    pf_approx_gene *gene;
-    int n_genes, cap_genes;
+    pf_gene_cache genes;  /* the errors of genes measured alone */
     pf_strmap sigs;       /* approximation part of a schedule -> index into sig_err */
     double *sig_err;
     int n_sigs, cap_sigs;
-    pf_strmap implied;    /* "LOOP\tGENE" -> index into imp_err: genes never measured alone */
-    double *imp_err;      /* the errors their candidates imply (means) */
-    int *imp_n;
-    int n_imp, cap_imp;
+    pf_gene_cache implied;  /* genes never measured alone: the errors their candidates imply */
+    bool implied_relatives; /* implied genes are family relatives too (once all are implied) */
     int d;                /* regression features */
     double *beta;         /* [d] the per-gene regression */
     double a, p;          /* composition */
