@@ -202,6 +202,17 @@ int bench_run(pf_variant *v, pf_image *in, pf_image *out, pf_error *err)
     return pf_variant_run(v, b, err);
 }
 
+double bench_run_ms(pf_variant *v, pf_image *in, pf_image *out, const char *who)
+{
+    pf_error err;
+    double t0 = pf_now_ms();
+    if (bench_run(v, in, out, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", who, err.msg);
+        exit(1);
+    }
+    return pf_now_ms() - t0;
+}
+
 /* ---- streaming copy ---- */
 
 typedef struct copy_job {

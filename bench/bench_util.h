@@ -80,6 +80,8 @@ extern unsigned bench_default_flags;
 
 /* Runs a variant on one input and one output image. */
 int bench_run(pf_variant *v, pf_image *in, pf_image *out, pf_error *err);
+/* Its wall time in ms; a failed run ends the bench with a message prefixed by who. */
+double bench_run_ms(pf_variant *v, pf_image *in, pf_image *out, const char *who);
 
 /* Seconds-free bandwidth probe: the median over `reps` of the time to stream-copy `bytes`
  * bytes from one buffer into another with `threads` threads (each copies its share; the

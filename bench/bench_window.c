@@ -29,17 +29,6 @@ static const char *const scheds[] = {
 #define N_SCHEDS (int)(sizeof scheds / sizeof *scheds)
 #define N_ROWS (1 + 2 * N_SCHEDS) /* exact, then each schedule with and without the pass */
 
-static double time_ms(pf_variant *v, pf_image *in, pf_image *out)
-{
-    pf_error err;
-    double t0 = pf_now_ms();
-    if (bench_run(v, in, out, &err) != 0) {
-        fprintf(stderr, "bench_window: %s\n", err.msg);
-        exit(1);
-    }
-    return pf_now_ms() - t0;
-}
-
 /* One line of a schedule's text, for the table. */
 static void one_line(const char *s, char *out, size_t n)
 {
@@ -84,12 +73,13 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_window: %s\n", err.msg);
             return 1;
         }
-        time_ms(v[r], in, out[r]);  /* warm: first-touch of the output, the pool's threads */
+        /* warm: first-touch of the output, the pool's threads */
+        bench_run_ms(v[r], in, out[r], "bench_window");
     }
     static double t[N_ROWS][MAX_ROUNDS];
     for (int k = 0; k < rounds; k++)
         for (int r = 0; r < N_ROWS; r++)
-            t[r][k] = time_ms(v[r], in, out[r]);
+            t[r][k] = bench_run_ms(v[r], in, out[r], "bench_window");
     printf("%dx%d, %d threads, %d rounds; exact %.2f ms (median)\n", w, h, threads, rounds,
            pf_median(t[0], rounds));
     printf("%-64s %9s %9s %9s %9s %12s\n", "schedule", "ms", "speedup", "ms -pass", "speedup",

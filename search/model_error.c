@@ -240,8 +240,8 @@ static int n_sources(const pf_error_model *m, const pf_gene_cache *src[2])
  * family; false when it has none. Implied relatives count because a search measures few genes
  * alone after its first generation: most of a loop's lattices are only known in company
  * (bilateral filter, seed 11: `loop_pixels grid 2 4 reconstruct store linear`, next to the
- * implied 1 4, 2 2 and 4 4, was estimated at Lab 5.3-5.8 from the measured 1 2 and 1 8; the
- * plain GA measured 4.7). */
+ * implied 1 4, 2 2 and 4 4, was estimated at Lab 5.3-5.8 from its one measured relative, 1 2,
+ * and the trend; the plain GA measured 4.7). */
 #define RELATIVES 3
 static bool from_family(const pf_error_model *m, int loop, const pf_approx_gene *g, double *out)
 {
