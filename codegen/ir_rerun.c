@@ -53,6 +53,8 @@ static void walk_stmt(rerun *r, const ir_stmt *s)
             r->ok = false;  /* state carried from one iteration to the next */
         break;
     case IR_S_STORE:
+        if (s->scatter)
+            r->ok = false;  /* another iteration may write there: a rerun would reorder them */
         note(&r->stored, &r->n_stored, r->cap, s->buf, &r->ok);
         for (int i = 0; i < s->n; i++)
             walk_expr(r, s->idx[i]);

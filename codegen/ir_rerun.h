@@ -8,11 +8,11 @@
 
 #include <stdbool.h>
 
-/* True when every store of loop's body writes a value that depends only on the iteration and on
- * memory the body does not write: no buffer is both stored and loaded in it, it assigns no
- * mutable and stores into no array declared outside it, and it makes no runtime call, sort or
- * allocation. Running an iteration twice then stores the same values again. n_vars: the
- * function's variable count. */
+/* True when every store of loop's body writes the iteration's own location (no scatter) a value
+ * that depends only on the iteration and on memory the body does not write: no buffer is both
+ * stored and loaded in it, it assigns no mutable and stores into no array declared outside it,
+ * and it makes no runtime call, sort or allocation. Running an iteration twice then stores the
+ * same values again, where no other iteration writes. n_vars: the function's variable count. */
 bool ir_body_reruns_safely(const ir_stmt *loop, int n_vars);
 
 #endif

@@ -29,6 +29,23 @@ pf_program *st_load_app(const char *name)
     return p;
 }
 
+pf_image *st_train_crop(int x0, int y0, int w, int h)
+{
+    pf_error err;
+    pf_image *photo = pf_image_load(pf_test_src("data/images/train/man_made_1_256x192.png"),
+                                    &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(photo);
+    pf_image *rgb = pf_image_to_rgb(photo, &err);
+    pf_image_free(photo);
+    pf_image *crop = pf_image_new(w, h, 3, &err);
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                *pf_image_at(crop, x, y, c) = *pf_image_at(rgb, x0 + x, y0 + y, c);
+    pf_image_free(rgb);
+    return crop;
+}
+
 static uint64_t fnv(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ull;

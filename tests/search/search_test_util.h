@@ -4,6 +4,7 @@
 #ifndef PF_TESTS_SEARCH_UTIL_H
 #define PF_TESTS_SEARCH_UTIL_H
 
+#include "dataset/image.h"
 #include "lang/lang.h"
 #include "search/evaluate.h"
 
@@ -11,6 +12,9 @@
 pf_program *st_load_app(const char *name);
 /* Every app under apps/, NULL-terminated. */
 extern const char *const st_apps[];
+/* The w x h RGB crop at (x, y) of data/images/train/man_made_1_256x192.png; fails the test
+ * fatally when the photo cannot be read. */
+pf_image *st_train_crop(int x, int y, int w, int h);
 
 /* A fake evaluator: time and error are fixed functions of the schedule text (so runs are
  * reproducible to the bit), each evaluation sleeps delay_ms. *submitted counts submissions.

@@ -94,26 +94,10 @@ static int compare_app(const char *app, const pf_image *in)
     return pairs;
 }
 
-/* A 96 x 64 RGB crop of a training photo: small, so that the suite stays quick. */
-static pf_image *input_crop(void)
-{
-    pf_error err;
-    pf_image *photo = pf_image_load(pf_test_src("data/images/train/man_made_1_256x192.png"),
-                                    &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(photo);
-    pf_image *rgb = pf_image_to_rgb(photo, &err), *crop = pf_image_new(96, 64, 3, &err);
-    for (int c = 0; c < 3; c++)
-        for (int y = 0; y < 64; y++)
-            for (int x = 0; x < 96; x++)
-                *pf_image_at(crop, x, y, c) = *pf_image_at(rgb, 80 + x, 60 + y, c);
-    pf_image_free(rgb);
-    pf_image_free(photo);
-    return crop;
-}
 
 static void test_on_demand_equals_store(void)
 {
-    pf_image *in = input_crop();
+    pf_image *in = st_train_crop(80, 60, 96, 64);  /* small: the suite stays quick */
     int pairs = 0;
     for (int i = 0; st_apps[i]; i++)
         pairs += compare_app(st_apps[i], in);

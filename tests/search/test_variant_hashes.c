@@ -91,23 +91,6 @@ static int hash_variant(const pf_program *prog, const pf_param_values *pv, const
 
 /* ---- inputs and schedules ---- */
 
-static pf_image *input_image(void)
-{
-    pf_error err;
-    pf_image *photo = pf_image_load(pf_test_src("data/images/train/man_made_1_256x192.png"),
-                                    &err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(photo);
-    pf_image *rgb = pf_image_to_rgb(photo, &err);
-    pf_image_free(photo);
-    pf_image *crop = pf_image_new(CROP_W, CROP_H, 3, &err);
-    for (int c = 0; c < 3; c++)
-        for (int y = 0; y < CROP_H; y++)
-            for (int x = 0; x < CROP_W; x++)
-                *pf_image_at(crop, x, y, c) = *pf_image_at(rgb, CROP_X + x, CROP_Y + y, c);
-    pf_image_free(rgb);
-    return crop;
-}
-
 /* Newlines as "\n" (two characters), so a schedule fits a TSV field. */
 static char *escape(const char *text)
 {
@@ -350,7 +333,7 @@ static void write_rows(const hrow *rows, int n)
 static void test_outputs_unchanged(void)
 {
     hrow *rows = pf_xcalloc(MAX_ROWS, sizeof *rows);
-    pf_image *in = input_image();
+    pf_image *in = st_train_crop(CROP_X, CROP_Y, CROP_W, CROP_H);
     const char *w = getenv("PF_HASHES_WRITE");
     if (w && strcmp(w, "errors") == 0) {
         int n = read_rows(rows);
