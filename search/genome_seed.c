@@ -7,6 +7,7 @@
  *                                loop_output grid 4 4 1 reconstruct store linear */
 #include "search/genome.h"
 #include "search/genome_internal.h"
+#include "lang/lang.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -41,9 +42,26 @@ static int reader_stages(const pf_program *prog, const pf_stage *writer)
     return n;
 }
 
+/* Whether every extent of im is a constant: a table (the bilateral filter's 9 x 9 spatial
+ * kernel) that does not grow with the input. */
+static bool is_table(const pf_image_decl *im)
+{
+    for (int d = 0; d < im->ndims; d++) {
+        pf_value v;
+        if (pf_eval_const_expr(im->extents[d], NULL, NULL, &v) != 0)
+            return false;
+    }
+    return true;
+}
+
 /* The grid gene of `shape` for a parallel stage, or EXACT when the stage has no drawn
  * variable. On demand where it is legal and one stage reads the image (each reader
- * interpolates again: with several, storing once is the cheaper guess). */
+ * interpolates again: with several, storing once is the cheaper guess), unless the image is a
+ * table: its fill costs a handful of points, while on demand every read of its reader, an
+ * image-sized stage, interpolates (the bilateral filter's kernel on demand alone costs 1.22x
+ * the exact time). Its seeds then also measure their lattice on the image-sized stage nearly
+ * alone: paired with an on-demand table they taught the guided search's time model that
+ * lattices skipping along x were 1.6-1.7x slower than they are. */
 static void grid_seed(const pf_genome_ctx *c, int loop, seed_shape shape, pf_approx_gene *g)
 {
     const pf_perforable *info = &c->info[loop];
@@ -62,7 +80,8 @@ static void grid_seed(const pf_genome_ctx *c, int loop, seed_shape shape, pf_app
         g->spacing[0] = shape.sy;
     g->recon = PF_RECON_LINEAR;
     const pf_stage *st = c->prog->loops[loop].stage;
-    g->on_demand = info->on_demand && !info->output && reader_stages(c->prog, st) == 1;
+    g->on_demand = info->on_demand && !info->output && reader_stages(c->prog, st) == 1 &&
+                   !is_table(st->image->image);
 }
 
 /* The loop-perforation seed: every S-th row (the `step` template), S = the shape's larger

@@ -415,6 +415,26 @@ static void test_blur_first_seed(void)
     pf_program_free(p);
 }
 
+/* The bilateral filter's first seed: the 4x4 lattice on both stages, the 9 x 9 kernel table
+ * stored although one stage reads it (a table's fill costs a handful of points; on demand,
+ * every read of the image-sized stage would interpolate). */
+static void test_table_seed_is_stored(void)
+{
+    pf_program *p = st_load_app("bilateral_filter");
+    pf_genome_params gp = pf_genome_params_default();
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, p, &gp);
+    pf_schedule s;
+    CU_ASSERT_EQUAL_FATAL(pf_genome_seeds(&c, 1, &s), 1);
+    char *text = pf_schedule_text(p, &s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loop_kernel grid 4 4 reconstruct store linear"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loop_pixels grid 4 4 reconstruct store linear"));
+    free(text);
+    pf_schedule_free(&s);
+    pf_genome_ctx_free(&c);
+    pf_program_free(p);
+}
+
 /* The sampling neighbours of a bilateral filter genome: each drawn spacing doubled or halved
  * within 1..8 (a step within 1..16), the reconstruction on demand instead of stored; each valid
  * and new. */
@@ -471,7 +491,7 @@ static void test_neighbours(void)
     pf_program_free(prog);
 }
 
-PF_TEST_SUITE(search_genome, PF_TEST(test_neighbours), PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_blur_first_seed), PF_TEST(test_every_genome_is_valid),
+PF_TEST_SUITE(search_genome, PF_TEST(test_neighbours), PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_blur_first_seed), PF_TEST(test_table_seed_is_stored), PF_TEST(test_every_genome_is_valid),
               PF_TEST(test_random_genes_fit_each_loop), PF_TEST(test_gene_ranges),
               PF_TEST(test_seed_replays), PF_TEST(test_exec_genes_reach_compute_at),
               PF_TEST(test_crossover_two_points))
