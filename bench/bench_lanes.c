@@ -18,7 +18,7 @@
 #define MAX_ROUNDS 64
 #define MAX_COMPILES 4
 
-static const char *const grids[] = { "1 2", "1 4", "2 2", "2 4", "2 8",
+static const char *const grids[] = { "1 2", "1 4", "1 8", "2 2", "2 4", "2 8",
                                      "4 1", "4 4", "4 8", "8 8" };
 #define N_GRIDS (int)(sizeof grids / sizeof *grids)
 /* per grid and compile: the default, 8 lanes, 16 lanes */
