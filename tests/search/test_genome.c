@@ -396,23 +396,32 @@ static void test_seeds(void)
     }
 }
 
-/* The blur's first seed: the 4x4 lattice on both passes, the intermediate on demand (one
- * stage reads it), the output stored. */
-static void test_blur_first_seed(void)
+/* The first seed of app holds the two lines want (a 4x4 lattice on two stages). */
+static void expect_first_seed(const char *app, const char *const want[2])
 {
-    pf_program *p = st_load_app("blur");
+    pf_program *p = st_load_app(app);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     pf_genome_params gp = pf_genome_params_default();
     pf_genome_ctx c;
     pf_genome_ctx_init(&c, p, &gp);
     pf_schedule s;
     CU_ASSERT_EQUAL_FATAL(pf_genome_seeds(&c, 1, &s), 1);
     char *text = pf_schedule_text(p, &s);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loop_temp grid 4 4 1 reconstruct on-demand linear"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loop_output grid 4 4 1 reconstruct store linear"));
+    for (int i = 0; i < 2; i++)
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, want[i]));
     free(text);
     pf_schedule_free(&s);
     pf_genome_ctx_free(&c);
     pf_program_free(p);
+}
+
+/* The blur's first seed: the 4x4 lattice on both passes, the intermediate on demand (one
+ * stage reads it), the output stored. */
+static void test_blur_first_seed(void)
+{
+    static const char *const want[2] = { "loop_temp grid 4 4 1 reconstruct on-demand linear",
+                                         "loop_output grid 4 4 1 reconstruct store linear" };
+    expect_first_seed("blur", want);
 }
 
 /* The bilateral filter's first seed: the 4x4 lattice on both stages, the 9 x 9 kernel table
@@ -420,19 +429,9 @@ static void test_blur_first_seed(void)
  * every read of the image-sized stage would interpolate). */
 static void test_table_seed_is_stored(void)
 {
-    pf_program *p = st_load_app("bilateral_filter");
-    pf_genome_params gp = pf_genome_params_default();
-    pf_genome_ctx c;
-    pf_genome_ctx_init(&c, p, &gp);
-    pf_schedule s;
-    CU_ASSERT_EQUAL_FATAL(pf_genome_seeds(&c, 1, &s), 1);
-    char *text = pf_schedule_text(p, &s);
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loop_kernel grid 4 4 reconstruct store linear"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(text, "loop_pixels grid 4 4 reconstruct store linear"));
-    free(text);
-    pf_schedule_free(&s);
-    pf_genome_ctx_free(&c);
-    pf_program_free(p);
+    static const char *const want[2] = { "loop_kernel grid 4 4 reconstruct store linear",
+                                         "loop_pixels grid 4 4 reconstruct store linear" };
+    expect_first_seed("bilateral_filter", want);
 }
 
 /* The sampling neighbours of a bilateral filter genome: each drawn spacing doubled or halved
