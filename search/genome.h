@@ -62,8 +62,8 @@ void pf_genome_random_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, in
 void pf_genome_initial(const pf_genome_ctx *c, pf_rng *r, pf_schedule *out);
 /* Up to max structured seeds (search/genome_seed.c): one grid lattice on every parallel stage
  * at once (spacings 4x4, 2x2, 8x8, then rows or columns alone), linear reconstruction, on
- * demand where one stage reads the image; in loop mode every S-th row instead. Derived from the
- * program's shape only. Initialises out[0..n) (valid genomes); returns n. */
+ * demand where one stage reads the image and it is not a table (constant extents); in loop
+ * mode every S-th row instead. Derived from the program's shape only. Initialises out[0..n) (valid genomes); returns n. */
 int pf_genome_seeds(const pf_genome_ctx *c, int max, pf_schedule *out);
 /* Mutates s in place (released rules; see docs/search.md). s stays valid; it may come back
  * unchanged when no valid mutation was found in a bounded number of draws. */
