@@ -177,7 +177,12 @@ static bool math_in_loop_stmt(const pf_stmt *s, int loops, int calls)
  * selection network: compile 89 -> 145 ms for 1.15x). */
 static int default_width(const pf_stage *st, int wide_lanes)
 {
-    return wide_lanes > 8 && math_in_loop_stmt(st->body, 0, 0) ? wide_lanes : 8;
+    return wide_lanes > 8 && pf_default_wide_math(st) ? wide_lanes : 8;
+}
+
+bool pf_default_wide_math(const pf_stage *st)
+{
+    return math_in_loop_stmt(st->body, 0, 0);
 }
 
 void pf_default_schedule(pf_plan *plan)

@@ -19,4 +19,8 @@ void pf_default_gpu_schedule(pf_plan *plan);
  * through a small stencil around its own x and y (default_schedule.c). */
 bool pf_default_fusable(const pf_plan *plan, int p);
 
+/* Whether the default schedule gives stage st the host's wider vectors (16 lanes on AVX-512):
+ * its pixel calls exp, log, pow or a trigonometric function inside a loop; others get 8. */
+bool pf_default_wide_math(const pf_stage *st);
+
 #endif

@@ -41,6 +41,16 @@ int pf_exec_sole_consumer(const pf_program *prog, int stage)
     return found;
 }
 
+bool pf_exec_runs_alone(const pf_program *prog, int stage)
+{
+    if (pf_exec_sole_consumer(prog, stage) >= 0)
+        return false;
+    for (int p = 0; p < stage; p++)
+        if (pf_exec_sole_consumer(prog, p) == stage)
+            return false;
+    return true;
+}
+
 /* An integer word in [lo, hi]. */
 static int int_word(const char *w, int lo, int hi, int *out)
 {

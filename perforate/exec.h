@@ -92,5 +92,9 @@ const pf_stmt *pf_exec_inline_body(const pf_stage *st);
 
 /* The single later stage that reads stage's image (its only possible `at` target), or -1. */
 int pf_exec_sole_consumer(const pf_program *prog, int stage);
+/* Whether no stage can be computed at stage's tiles and stage at none: it has no sole consumer
+ * and is none's. Its default schedule is then `root vectorize W parallel`, and an execution
+ * gene changes nothing of it but what the gene's own fields say. */
+bool pf_exec_runs_alone(const pf_program *prog, int stage);
 
 #endif

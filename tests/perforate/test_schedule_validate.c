@@ -5,6 +5,8 @@
 #include "tests/perforate/perf_test_util.h"
 
 #include "base/strbuf.h"
+#include "perforate/default_schedule.h"
+#include "perforate/exec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,7 +464,28 @@ static void test_chain_limits(void)
     pf_sb_free(&inl);
 }
 
+/* A stage runs alone when no stage may be computed at it nor it at another: the median's one
+ * stage; not blur's two passes (temp's sole consumer is the output) nor the bilateral filter's
+ * kernel table and pixels. With the default's choice of width, these say which stages the
+ * search's execution seed gives 16 lanes (search/genome_seed.c). */
+static void test_runs_alone(void)
+{
+    static const struct {
+        const char *app;
+        bool alone[2];
+    } want[] = { { "median", { true, true } }, { "blur", { false, false } },
+                 { "bilateral_filter", { false, false } } };
+    for (int a = 0; a < 3; a++) {
+        pf_program *p = pt_load_app(want[a].app);
+        for (int s = 0; s < p->n_stages && s < 2; s++)
+            CU_ASSERT_EQUAL(pf_exec_runs_alone(p, s), want[a].alone[s]);
+        /* the default's 16 lanes: the bilateral filter's exp per tap, not the median's network */
+        CU_ASSERT_EQUAL(pf_default_wide_math(p->stages[p->n_stages - 1]), a == 2);
+        pf_program_free(p);
+    }
+}
+
 PF_TEST_SUITE(schedule_validate,
               PF_TEST(test_validation_errors), PF_TEST(test_lab_accepts), PF_TEST(test_chain_limits),
-              PF_TEST(test_validate_built_in_code), PF_TEST(test_perforable_info),
+              PF_TEST(test_validate_built_in_code), PF_TEST(test_perforable_info), PF_TEST(test_runs_alone),
               PF_TEST(test_info_agrees_with_validation), PF_TEST(test_channel_loop))
