@@ -23,6 +23,8 @@ typedef struct pf_stage_static {
                            stage's share of the exact program's work, as a prior */
     int readers;        /* stages that read its image */
     int consumer;       /* its only reader, the stage it may be computed at (-1: none) */
+    bool alone;         /* no stage is computed at it nor it at one (pf_exec_runs_alone): an
+                           exec gene changes nothing but what its own fields say (exec_set) */
     bool output;        /* it writes a pipeline output (on demand runs as store there) */
 } pf_stage_static;
 
@@ -59,7 +61,8 @@ typedef struct pf_stage_features {
     bool inner_random;   /* a `for` loop inside is perforated at random: a hash per iteration
                             and a count that differs between pixels (a median's window then
                             misses the vector network: 20x the exact time, docs/bench.md) */
-    /* the execution gene (exec_set false: the default schedule) */
+    /* the execution gene (exec_set false: the default schedule, or a stage that runs alone,
+       whose exec gene changes nothing but what its fields say) */
     bool exec_set, parallel, reorder, slide;
     int at;              /* -1 root, PF_EXEC_INLINE, or the consumer stage */
     int vectorize, unroll, tile0, tile1;  /* computed at a consumer: the consumer's tiles */

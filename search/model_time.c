@@ -17,7 +17,7 @@ enum {
     P_SERIAL, P_VEC_NONE, P_VEC_4, P_VEC_16, P_TILED, P_TILE_SMALL, P_UNROLL, P_REORDER, P_AT,
     P_SLIDE, P_TILE_NARROW, P_AT_SMALL, P_ALONE_SET, P_CONSUMER_SET, P_IMPORTANCE, P_ADAPTIVE,
     P_LOOP_PERF, P_INNER_RANDOM, P_CHANNELS, P_LOG_FRAC,
-    P_LOG_SX, P_LOG_SY,
+    P_LOG_SX, P_LOG_SY, P_VEC_SX,
     /* filling terms (reconstruction) */
     P_R_NEAREST, P_R_LINEAR, P_R_GAUSS, P_R_GAUSS_SV, P_R_NONE, P_R_IRREGULAR, P_R_LOG_KERNEL,
     P_R_LOG_FRAC, P_R_CHANNELS,
@@ -86,6 +86,10 @@ static void compute_features(const pf_stage_features *f, int s, double *z)
     /* Skipping along x breaks the vector lanes: a sample costs more than in a dense row. */
     z[P_LOG_SX] = f->grid[0] > 1 ? log(f->grid[0]) : 0;
     z[P_LOG_SY] = f->grid[1] > 1 ? log(f->grid[1]) : 0;
+    /* ... and the more so the wider the vector (bench_lanes: at 256x192 a grid of x spacing 4
+     * or more runs faster at 8 lanes than at 16). Without it a median run's one slow 16-lane
+     * `grid 8 2 1` put its exact program at 16 lanes at 2.9x the exact time (1.8x with it). */
+    z[P_VEC_SX] = f->vectorize > 0 ? log2(f->vectorize / 8.0) * z[P_LOG_SX] : 0;
     z[P_BASE(s)] = 1;
     z[P_EXEC_SET(s)] = f->exec_set;
 }
