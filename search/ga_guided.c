@@ -82,23 +82,32 @@ static int breed_pool(pf_ga *ga, const int *rank, pf_strmap *in_pool, pf_ga_memb
 #define NEAR_MAX 32
 
 /* The sampling neighbours (pf_genome_neighbours) of the population's rank 0, the measured
- * frontier, as pool members: the models predict best next to what was measured, and the
+ * frontier, and each member with another's execution schedule
+ * (pf_genome_exec_transplants: the median's frontier had the exact program at 16 lanes and
+ * `grid 1 2 1` at 8, 1.4x slower than at 16, which the GA found and the guided search did
+ * not), as pool members: the models predict best next to what was measured, and the
  * released operators, which redraw a gene from the templates, seldom breed the next grid of a
  * good one (bilateral filter, seeds 11-13: the plain GA's frontier walks `loop_pixels grid`
  * 1 2, 2 2, 1 4, 2 4, 4 4, 1 8, 2 8, 4 8; the guided search had measured 4-5 of them). Random
  * execution mutants of the frontier as well made it worse (+10% of the GA's area, from +4%).
- * Returns how many; pool has room for NEAR_MAX per rank-0 member. */
+ * Returns how many; pool has room for 2 x NEAR_MAX per rank-0 member. */
 static int breed_neighbours(pf_ga *ga, const int *rank, pf_strmap *in_pool, pf_ga_member *pool)
 {
     pf_schedule near[NEAR_MAX];
-    int n = 0;
-    for (int i = 0; i < ga->n_pop; i++) {
-        if (rank[i] != 0 || !ga->pop[i].measured)
-            continue;
-        int k = pf_genome_neighbours(&ga->ctx, &ga->pop[i].sched, near, NEAR_MAX);
+    const pf_schedule **front = pf_xmalloc(sizeof *front * (size_t)(ga->n_pop + 1));
+    int n = 0, n_front = 0;
+    for (int i = 0; i < ga->n_pop; i++)
+        if (rank[i] == 0 && ga->pop[i].measured)
+            front[n_front++] = &ga->pop[i].sched;
+    for (int i = 0; i < n_front; i++) {
+        int k = pf_genome_neighbours(&ga->ctx, front[i], near, NEAR_MAX);
+        for (int j = 0; j < k; j++)
+            n += pool_add(ga, in_pool, &near[j], PF_ORIGIN_MUTANT, &pool[n]);
+        k = pf_genome_exec_transplants(&ga->ctx, front[i], front, n_front, near, NEAR_MAX);
         for (int j = 0; j < k; j++)
             n += pool_add(ga, in_pool, &near[j], PF_ORIGIN_MUTANT, &pool[n]);
     }
+    free(front);
     return n;
 }
 
@@ -156,7 +165,7 @@ void pf_ga_breed_guided(pf_ga *ga, const int *rank)
     for (int i = 0; i < ga->n_pop; i++)
         front += rank[i] == 0;
     pf_ga_member *pool = pf_xcalloc((size_t)size * (size_t)(steps + 1) +
-                                        (size_t)front * NEAR_MAX + 1, sizeof *pool);
+                                        (size_t)front * 2 * NEAR_MAX + 1, sizeof *pool);
     pf_strmap in_pool;
     pf_strmap_init(&in_pool);
     int n = breed_pool(ga, rank, &in_pool, pool, size);

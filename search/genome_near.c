@@ -1,7 +1,9 @@
-/* Neighbours of a genome (genome.h, pf_genome_neighbours): the genomes one step away in a
- * sampling lattice, which the model-guided search offers its models next to the bred children
- * (docs/search.md §10). */
+/* Neighbours of a genome (genome.h, pf_genome_neighbours, pf_genome_exec_transplants): the
+ * genomes one step away in a sampling lattice, and the genome with another measured frontier
+ * member's execution schedule, which the model-guided search offers its models next
+ * to the bred children (docs/search.md §10). */
 #include "search/genome_internal.h"
+#include "perforate/exec.h"
 
 #include <string.h>
 
@@ -58,10 +60,58 @@ static void gene_neighbours(const pf_genome_ctx *c, const pf_schedule *s, int l,
     }
 }
 
+/* A `for` loop that s keeps exact, perforated by step 2: the step's halving down to 1 runs
+ * the exact loop, so this is its other direction. Without it, a frontier that never perforated
+ * the median's window loops had no neighbour that does, and a time model that had learnt from
+ * a few slow window genes never measured one with a coarse pixel grid (docs/search.md §10). */
+static void offer_first_step(const pf_genome_ctx *c, const pf_schedule *s, int l,
+                             pf_schedule *out, int *n, int max)
+{
+    pf_schedule t;
+    pf_schedule_copy(&t, s);
+    memset(&t.approx[l], 0, sizeof t.approx[l]);
+    t.approx[l].kind = PF_GENE_STEP;
+    t.approx[l].step = 2;
+    offer(c, s, &t, out, n, max);
+}
+
 int pf_genome_neighbours(const pf_genome_ctx *c, const pf_schedule *s, pf_schedule *out, int max)
 {
     int n = 0;
-    for (int l = 0; l < s->n_loops; l++)
-        gene_neighbours(c, s, l, out, &n, max);
+    for (int l = 0; l < s->n_loops; l++) {
+        if (s->approx[l].kind == PF_GENE_EXACT && c->info[l].kind == PF_PERFORABLE_FOR)
+            offer_first_step(c, s, l, out, &n, max);
+        else
+            gene_neighbours(c, s, l, out, &n, max);
+    }
+    return n;
+}
+
+/* Whether a and b have the same execution gene on every stage. */
+static bool same_exec(const pf_schedule *a, const pf_schedule *b)
+{
+    for (int st = 0; st < a->n_stages; st++)
+        if (!pf_exec_equal(&a->exec[st], &b->exec[st]))
+            return false;
+    return true;
+}
+
+int pf_genome_exec_transplants(const pf_genome_ctx *c, const pf_schedule *s,
+                               const pf_schedule *const *donors, int n_donors, pf_schedule *out,
+                               int max)
+{
+    int n = 0;
+    for (int d = 0; d < n_donors; d++) {
+        bool new_exec = !same_exec(donors[d], s);
+        for (int e = 0; e < d && new_exec; e++)  /* each distinct schedule once */
+            new_exec = !same_exec(donors[d], donors[e]);
+        if (!new_exec)
+            continue;
+        pf_schedule t;
+        pf_schedule_copy(&t, s);
+        for (int st = 0; st < s->n_stages; st++)
+            t.exec[st] = donors[d]->exec[st];
+        offer(c, s, &t, out, &n, max);
+    }
     return n;
 }

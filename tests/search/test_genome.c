@@ -365,7 +365,13 @@ static void expect_seed(const pf_genome_ctx *c, const pf_schedule *s)
         if (g->on_demand)
             CU_ASSERT(c->info[i].on_demand && !c->info[i].output);
     }
-    CU_ASSERT(genes > 0);
+    int wide = 0;  /* the execution seed: exact, 16 lanes on stages that run alone */
+    for (int st = 0; st < c->prog->n_stages; st++)
+        if (s->exec[st].set) {
+            CU_ASSERT(genes == 0 && s->exec[st].vectorize == 16 && s->exec[st].at == -1);
+            wide++;
+        }
+    CU_ASSERT(genes > 0 || wide > 0);
 }
 
 static void test_seeds(void)
@@ -380,7 +386,7 @@ static void test_seeds(void)
             pf_genome_ctx_init(&c, p, &gp);
             pf_schedule seeds[16];
             int n = pf_genome_seeds(&c, 16, seeds);
-            CU_ASSERT(n >= 1 && n <= 9);
+            CU_ASSERT(n >= 1 && n <= 10);
             int two = pf_genome_seeds(&c, 2, seeds + n);
             CU_ASSERT(two <= 2);  /* max is honoured */
             for (int i = 0; i < two; i++)
@@ -392,6 +398,34 @@ static void test_seeds(void)
                 pf_schedule_free(&seeds[i]);
             pf_genome_ctx_free(&c);
         }
+        pf_program_free(p);
+    }
+}
+
+/* The median's first seed is its exact program at 16 lanes (the default gives its selection
+ * network 8); blur and the bilateral filter fuse their stages by default and get none. */
+static void test_exec_seed(void)
+{
+    static const char *const apps[] = { "median", "blur", "bilateral_filter" };
+    for (int a = 0; a < 3; a++) {
+        pf_program *p = st_load_app(apps[a]);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        pf_genome_params gp = pf_genome_params_default();
+        pf_genome_ctx c;
+        pf_genome_ctx_init(&c, p, &gp);
+        pf_schedule seeds[16];
+        int n = pf_genome_seeds(&c, 16, seeds), exec_only = 0;
+        for (int i = 0; i < n; i++) {
+            char *text = pf_schedule_text(p, &seeds[i]);
+            bool wide = strstr(text, "exec root vectorize 16 parallel\n") != NULL;
+            exec_only += wide && !strstr(text, "grid");
+            if (a == 0 && i == 0)
+                CU_ASSERT(wide && !strstr(text, "grid"));
+            free(text);
+            pf_schedule_free(&seeds[i]);
+        }
+        CU_ASSERT_EQUAL(exec_only, a == 0 ? 1 : 0);
+        pf_genome_ctx_free(&c);
         pf_program_free(p);
     }
 }
@@ -434,34 +468,48 @@ static void test_table_seed_is_stored(void)
     expect_first_seed("bilateral_filter", want);
 }
 
+/* Loads app with its genome context and schedule text parsed into s. */
+static pf_program *near_setup(const char *app, const char *text, pf_genome_ctx *c, pf_schedule *s)
+{
+    pf_program *prog = st_load_app(app);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_genome_params gp = pf_genome_params_default();
+    pf_genome_ctx_init(c, prog, &gp);
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, text, "<test>", s, &err), 0);
+    return prog;
+}
+
+/* How many of s[0..n) print with line a (and b, when given). */
+static int texts_holding(const pf_program *prog, const pf_schedule *s, int n, const char *a,
+                         const char *b)
+{
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        char *t = pf_schedule_text(prog, &s[i]);
+        found += strstr(t, a) != NULL && (!b || strstr(t, b) != NULL);
+        free(t);
+    }
+    return found;
+}
+
 /* The sampling neighbours of a bilateral filter genome: each drawn spacing doubled or halved
  * within 1..8 (a step within 1..16), the reconstruction on demand instead of stored; each valid
  * and new. */
 static void test_neighbours(void)
 {
-    pf_program *prog = st_load_app("bilateral_filter");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
-    pf_genome_params gp = pf_genome_params_default();
     pf_genome_ctx c;
-    pf_genome_ctx_init(&c, prog, &gp);
     pf_schedule s, near[32];
     pf_error err;
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, "loop_pixels grid 1 8 reconstruct store linear\n",
-                                            "<test>", &s, &err), 0);
+    pf_program *prog =
+        near_setup("bilateral_filter", "loop_pixels grid 1 8 reconstruct store linear\n", &c, &s);
     int n = pf_genome_neighbours(&c, &s, near, 32);
     static const char *const want[] = { "loop_pixels grid 2 8 reconstruct store linear\n",
                                         "loop_pixels grid 1 4 reconstruct store linear\n",
                                         "loop_pixels grid 1 8 reconstruct on-demand linear\n" };
     CU_ASSERT_EQUAL(n, 3);  /* 1 halved and 8 doubled are out of range */
-    for (int w = 0; w < 3; w++) {
-        bool found = false;
-        for (int i = 0; i < n; i++) {
-            char *t = pf_schedule_text(prog, &near[i]);
-            found |= strstr(t, want[w]) != NULL;
-            free(t);
-        }
-        CU_ASSERT(found);
-    }
+    for (int w = 0; w < 3; w++)
+        CU_ASSERT(texts_holding(prog, near, n, want[w], NULL) > 0);
     for (int i = 0; i < n; i++) {
         expect_valid(prog, &near[i]);
         CU_ASSERT(!pf_schedule_equal(&near[i], &s));
@@ -490,7 +538,93 @@ static void test_neighbours(void)
     pf_program_free(prog);
 }
 
-PF_TEST_SUITE(search_genome, PF_TEST(test_neighbours), PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_blur_first_seed), PF_TEST(test_table_seed_is_stored), PF_TEST(test_every_genome_is_valid),
+/* A `for` loop the genome keeps exact has one neighbour, step 2 (the median's window loops):
+ * the halving of step 2 runs the exact loop, so this is the other direction of a step. */
+static void test_neighbours_perforate_exact_for_loops(void)
+{
+    pf_genome_ctx c;
+    pf_schedule s, near[32];
+    pf_program *prog =
+        near_setup("median", "loop_pixels grid 4 4 1 reconstruct store linear\n", &c, &s);
+    int n = pf_genome_neighbours(&c, &s, near, 32);
+    static const char *const want[] = { "median_y_loop step 2\n", "median_x_loop step 2\n" };
+    for (int w = 0; w < 2; w++)
+        CU_ASSERT_EQUAL(texts_holding(prog, near, n, want[w], "loop_pixels grid 4 4 1"), 1);
+    for (int i = 0; i < n; i++) {
+        expect_valid(prog, &near[i]);
+        pf_schedule_free(&near[i]);
+    }
+    pf_schedule_free(&s);
+    pf_genome_ctx_free(&c);
+    pf_program_free(prog);
+}
+
+/* Execution transplants: a frontier member takes each other member's distinct execution
+ * schedule (the default counts), never its own; every stage's gene at once. */
+static void test_exec_transplants(void)
+{
+    pf_program *prog = st_load_app("median");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_genome_params gp = pf_genome_params_default();
+    pf_genome_ctx c;
+    pf_genome_ctx_init(&c, prog, &gp);
+    static const char *const texts[] = {
+        "loop_pixels grid 1 2 1 reconstruct store linear\n",
+        "loop_pixels exec root vectorize 16 parallel\n",
+        "loop_pixels grid 2 2 1 reconstruct store linear\n",  /* the default again */
+        "loop_pixels grid 4 4 1 reconstruct store linear\nloop_pixels exec root vectorize 16 "
+        "parallel\n",  /* the same gene again */
+    };
+    pf_schedule f[4], out[8];
+    const pf_schedule *donors[4];
+    pf_error err;
+    for (int i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, texts[i], "<test>", &f[i], &err), 0);
+        donors[i] = &f[i];
+    }
+    int n = pf_genome_exec_transplants(&c, &f[0], donors, 4, out, 8);
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    char *t = pf_schedule_text(prog, &out[0]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "loop_pixels grid 1 2 1 reconstruct store linear\n"
+                                     "loop_pixels exec root vectorize 16 parallel\n"));
+    free(t);
+    pf_schedule_free(&out[0]);
+    n = pf_genome_exec_transplants(&c, &f[3], donors, 4, out, 8);  /* the default, once */
+    CU_ASSERT_EQUAL_FATAL(n, 1);
+    CU_ASSERT(!out[0].exec[0].set);
+    pf_schedule_free(&out[0]);
+    CU_ASSERT_EQUAL(pf_genome_exec_transplants(&c, &f[0], donors, 4, out, 0), 0);  /* max */
+    for (int i = 0; i < 4; i++)
+        pf_schedule_free(&f[i]);
+    pf_genome_ctx_free(&c);
+    pf_program_free(prog);
+    /* Blur: the genes of a stage computed at another travel together. */
+    prog = st_load_app("blur");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
+    pf_genome_ctx_init(&c, prog, &gp);
+    static const char *const blur[] = {
+        "loop_temp grid 4 4 1 reconstruct on-demand linear\n"
+        "loop_output grid 4 4 1 reconstruct store linear\n",
+        "loop_temp exec at loop_output\nloop_output exec root tile 256 32 vectorize 8 parallel\n",
+    };
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, blur[i], "<test>", &f[i], &err), 0);
+        donors[i] = &f[i];
+    }
+    CU_ASSERT_EQUAL_FATAL(pf_genome_exec_transplants(&c, &f[0], donors, 2, out, 8), 1);
+    t = pf_schedule_text(prog, &out[0]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "loop_temp exec at loop_output\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "loop_output exec root tile 256 32 vectorize 8 parallel\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "loop_temp grid 4 4 1 reconstruct on-demand linear\n"));
+    free(t);
+    pf_schedule_free(&out[0]);
+    for (int i = 0; i < 2; i++)
+        pf_schedule_free(&f[i]);
+    pf_genome_ctx_free(&c);
+    pf_program_free(prog);
+}
+
+PF_TEST_SUITE(search_genome, PF_TEST(test_neighbours), PF_TEST(test_neighbours_perforate_exact_for_loops), PF_TEST(test_exec_transplants), PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_exec_seed), PF_TEST(test_blur_first_seed), PF_TEST(test_table_seed_is_stored), PF_TEST(test_every_genome_is_valid),
               PF_TEST(test_random_genes_fit_each_loop), PF_TEST(test_gene_ranges),
               PF_TEST(test_seed_replays), PF_TEST(test_exec_genes_reach_compute_at),
               PF_TEST(test_crossover_two_points))
