@@ -291,9 +291,13 @@ static void predict_listed(const run_data *rd, const char *name)
         } else {
             double t, e;
             pf_model_predict(&rd->all, &s, &t, &e);
+            pf_features f;  /* the fit alone, before its relatives' residuals correct it */
+            pf_features_of(rd->all.prog, &rd->all.ps, &s, &f);
+            double fit = pf_time_model_predict(&rd->all.time, &f);
+            pf_features_free(&f);
             for (char *c = p; *c; c++)
                 *c = *c == '\n' ? '|' : *c;
-            printf("%-28s predict time %.3f error %.3f: %s\n", name, t, e, p);
+            printf("%-28s predict time %.3f (fit %.3f) error %.3f: %s\n", name, t, fit, e, p);
             pf_schedule_free(&s);
         }
         p = end ? end + 2 : NULL;
