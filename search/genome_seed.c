@@ -1,7 +1,8 @@
 /* Structured seeds of the initial population: genomes derived from the program's shape alone
  * (docs/search.md, "Seeds"), so that the search starts from the regular points a person would
  * try first on any pipeline, not only from one-gene random genomes. Nothing here knows an app:
- * a seed applies one lattice to every parallel stage at once.
+ * a seed applies one lattice to every parallel stage at once, or (the execution seed) the
+ * host's wider vectors to every stage that runs alone.
  *
  *   blur, spacing 4, both axes:  loop_temp grid 4 4 1 reconstruct on-demand linear
  *                                loop_output grid 4 4 1 reconstruct store linear */
@@ -138,6 +139,8 @@ static bool seen_before(const pf_schedule *out, int n)
 static int make_exec_seed(const pf_genome_ctx *c, pf_schedule *out)
 {
     pf_schedule_reset(out);
+    if (c->p.gpu || c->p.exec_rate <= 0)
+        return -1;  /* CPU genes only, and none where execution genes are off (--no-exec) */
     int genes = 0;
     for (int s = 0; s < c->prog->n_stages; s++) {
         const pf_stage *st = c->prog->stages[s];

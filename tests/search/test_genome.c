@@ -403,7 +403,8 @@ static void test_seeds(void)
 }
 
 /* The median's first seed is its exact program at 16 lanes (the default gives its selection
- * network 8); blur and the bilateral filter fuse their stages by default and get none. */
+ * network 8); blur and the bilateral filter fuse their stages by default and get none; no
+ * app gets one with execution genes off or for a GPU target. */
 static void test_exec_seed(void)
 {
     static const char *const apps[] = { "median", "blur", "bilateral_filter" };
@@ -426,6 +427,18 @@ static void test_exec_seed(void)
         }
         CU_ASSERT_EQUAL(exec_only, a == 0 ? 1 : 0);
         pf_genome_ctx_free(&c);
+        for (int off = 0; off < 2; off++) {  /* none with --no-exec, none for a GPU */
+            gp.exec_rate = off ? 0.25 : 0;
+            gp.gpu = off;
+            pf_genome_ctx_init(&c, p, &gp);
+            n = pf_genome_seeds(&c, 16, seeds);
+            for (int i = 0; i < n; i++) {
+                for (int st = 0; st < p->n_stages; st++)
+                    CU_ASSERT(!seeds[i].exec[st].set || seeds[i].exec[st].gpu);
+                pf_schedule_free(&seeds[i]);
+            }
+            pf_genome_ctx_free(&c);
+        }
         pf_program_free(p);
     }
 }
