@@ -149,17 +149,24 @@ bool pf_gene_equal(const pf_approx_gene *a, const pf_approx_gene *b)
     return true;
 }
 
-bool pf_schedule_equal(const pf_schedule *a, const pf_schedule *b)
+bool pf_schedule_exec_equal(const pf_schedule *a, const pf_schedule *b)
 {
-    if (a->n_loops != b->n_loops || a->n_stages != b->n_stages)
+    if (a->n_stages != b->n_stages)
         return false;
-    for (int i = 0; i < a->n_loops; i++)
-        if (!pf_gene_equal(&a->approx[i], &b->approx[i]))
-            return false;
     for (int i = 0; i < a->n_stages; i++)
         if (!pf_exec_equal(&a->exec[i], &b->exec[i]))
             return false;
     return true;
+}
+
+bool pf_schedule_equal(const pf_schedule *a, const pf_schedule *b)
+{
+    if (a->n_loops != b->n_loops)
+        return false;
+    for (int i = 0; i < a->n_loops; i++)
+        if (!pf_gene_equal(&a->approx[i], &b->approx[i]))
+            return false;
+    return pf_schedule_exec_equal(a, b);
 }
 
 /* ---- names ---- */

@@ -156,6 +156,8 @@ bool pf_gene_skips_nothing(const pf_approx_gene *g);
 bool pf_gene_full_grid(const pf_approx_gene *g);
 /* Two schedules of the same program are equal exactly when their canonical texts are. */
 bool pf_schedule_equal(const pf_schedule *a, const pf_schedule *b);
+/* The same execution gene on every stage (pf_exec_equal). */
+bool pf_schedule_exec_equal(const pf_schedule *a, const pf_schedule *b);
 /* x rounded to six significant digits ("%.6g" and back). */
 double pf_round6(double x);
 

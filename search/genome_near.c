@@ -3,7 +3,6 @@
  * member's execution schedule, which the model-guided search offers its models next
  * to the bred children (docs/search.md §10). */
 #include "search/genome_internal.h"
-#include "perforate/exec.h"
 
 #include <string.h>
 
@@ -87,24 +86,15 @@ int pf_genome_neighbours(const pf_genome_ctx *c, const pf_schedule *s, pf_schedu
     return n;
 }
 
-/* Whether a and b have the same execution gene on every stage. */
-static bool same_exec(const pf_schedule *a, const pf_schedule *b)
-{
-    for (int st = 0; st < a->n_stages; st++)
-        if (!pf_exec_equal(&a->exec[st], &b->exec[st]))
-            return false;
-    return true;
-}
-
 int pf_genome_exec_transplants(const pf_genome_ctx *c, const pf_schedule *s,
                                const pf_schedule *const *donors, int n_donors, pf_schedule *out,
                                int max)
 {
     int n = 0;
     for (int d = 0; d < n_donors; d++) {
-        bool new_exec = !same_exec(donors[d], s);
+        bool new_exec = !pf_schedule_exec_equal(donors[d], s);
         for (int e = 0; e < d && new_exec; e++)  /* each distinct schedule once */
-            new_exec = !same_exec(donors[d], donors[e]);
+            new_exec = !pf_schedule_exec_equal(donors[d], donors[e]);
         if (!new_exec)
             continue;
         pf_schedule t;

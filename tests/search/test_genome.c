@@ -572,6 +572,17 @@ static void test_neighbours_perforate_exact_for_loops(void)
     pf_program_free(prog);
 }
 
+/* Parses texts[0..n) into f, with donors[i] = &f[i]. */
+static void parse_donors(const pf_program *prog, const char *const *texts, int n, pf_schedule *f,
+                         const pf_schedule **donors)
+{
+    pf_error err;
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, texts[i], "<test>", &f[i], &err), 0);
+        donors[i] = &f[i];
+    }
+}
+
 /* Execution transplants: a frontier member takes each other member's distinct execution
  * schedule (the default counts), never its own; every stage's gene at once. */
 static void test_exec_transplants(void)
@@ -590,11 +601,7 @@ static void test_exec_transplants(void)
     };
     pf_schedule f[4], out[8];
     const pf_schedule *donors[4];
-    pf_error err;
-    for (int i = 0; i < 4; i++) {
-        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, texts[i], "<test>", &f[i], &err), 0);
-        donors[i] = &f[i];
-    }
+    parse_donors(prog, texts, 4, f, donors);
     int n = pf_genome_exec_transplants(&c, &f[0], donors, 4, out, 8);
     CU_ASSERT_EQUAL_FATAL(n, 1);
     char *t = pf_schedule_text(prog, &out[0]);
@@ -620,10 +627,7 @@ static void test_exec_transplants(void)
         "loop_output grid 4 4 1 reconstruct store linear\n",
         "loop_temp exec at loop_output\nloop_output exec root tile 256 32 vectorize 8 parallel\n",
     };
-    for (int i = 0; i < 2; i++) {
-        CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, blur[i], "<test>", &f[i], &err), 0);
-        donors[i] = &f[i];
-    }
+    parse_donors(prog, blur, 2, f, donors);
     CU_ASSERT_EQUAL_FATAL(pf_genome_exec_transplants(&c, &f[0], donors, 2, out, 8), 1);
     t = pf_schedule_text(prog, &out[0]);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "loop_temp exec at loop_output\n"));
