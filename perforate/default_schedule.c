@@ -94,15 +94,33 @@ static bool single_nest(const pf_stage_approx *a)
            a->sample == PF_SAMPLE_ALL;
 }
 
+bool pf_default_may_fuse(const pf_program *prog, int p)
+{
+    int c = pf_exec_sole_consumer(prog, p);
+    if (c < 0)
+        return false;
+    const pf_stage *ps = prog->stages[p], *cs = prog->stages[c];
+    return plain_stage(ps) && plain_stage(cs) && stencil_reads(cs, ps->image->image);
+}
+
+bool pf_default_alone(const pf_program *prog, int s)
+{
+    if (pf_default_may_fuse(prog, s))
+        return false;
+    for (int p = 0; p < prog->n_stages; p++)
+        if (p != s && pf_exec_sole_consumer(prog, p) == s && pf_default_may_fuse(prog, p))
+            return false;
+    return true;
+}
+
 bool pf_default_fusable(const pf_plan *plan, int p)
 {
     const pf_program *prog = plan->prog;
     int c = pf_exec_sole_consumer(prog, p);
-    if (c < 0 || plan->stages[c].exec_given || plan->stages[c].exec.at != -1)
+    if (!pf_default_may_fuse(prog, p) || plan->stages[c].exec_given ||
+        plan->stages[c].exec.at != -1)
         return false;
-    const pf_stage *ps = prog->stages[p], *cs = prog->stages[c];
-    return plain_stage(ps) && plain_stage(cs) && single_nest(plan->stages[c].approx) &&
-           plan->stages[p].scratch_ok && stencil_reads(cs, ps->image->image);
+    return single_nest(plan->stages[c].approx) && plan->stages[p].scratch_ok;
 }
 
 /* Tile size n pixels as a count of samples at spacing sp, in [1, MAX_TILE]. */
@@ -175,8 +193,10 @@ static bool math_in_loop_stmt(const pf_stmt *s, int loops, int calls)
  * (docs/bench-history.md, 2026-11-26). Elsewhere 16 lanes gained nothing measurable (blur, unsharp,
  * demosaic and the bilateral grid are bound by memory) or doubled the code (the median's
  * selection network: compile 89 -> 145 ms for 1.15x). */
-static int default_width(const pf_stage *st, int wide_lanes)
+int pf_default_width(const pf_stage *st, int wide_lanes)
 {
+    if (st->serial)
+        return 0;
     return wide_lanes > 8 && pf_default_wide_math(st) ? wide_lanes : 8;
 }
 
@@ -197,8 +217,7 @@ void pf_default_schedule(pf_plan *plan)
         if (S[i].exec_given)
             continue;
         S[i].exec = pf_exec_default();
-        if (!prog->stages[i]->serial)
-            S[i].exec.vectorize = default_width(prog->stages[i], plan->target.vector_lanes);
+        S[i].exec.vectorize = pf_default_width(prog->stages[i], plan->target.vector_lanes);
         S[i].exec.parallel = true;
     }
     /* below[i]: stages in the chain of producers computed at i's tiles, i included */

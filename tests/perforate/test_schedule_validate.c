@@ -472,13 +472,17 @@ static void test_runs_alone(void)
 {
     static const struct {
         const char *app;
-        bool alone[2];
-    } want[] = { { "median", { true, true } }, { "blur", { false, false } },
-                 { "bilateral_filter", { false, false } } };
+        bool alone[2], may_fuse[2];
+    } want[] = { { "median", { true, true }, { false, false } },
+                 { "blur", { false, false }, { true, false } },
+                 /* its table is read at [c + R, r + R], not near the pixel: never fused */
+                 { "bilateral_filter", { false, false }, { false, false } } };
     for (int a = 0; a < 3; a++) {
         pf_program *p = pt_load_app(want[a].app);
-        for (int s = 0; s < p->n_stages && s < 2; s++)
+        for (int s = 0; s < p->n_stages && s < 2; s++) {
             CU_ASSERT_EQUAL(pf_exec_runs_alone(p, s), want[a].alone[s]);
+            CU_ASSERT_EQUAL(pf_default_may_fuse(p, s), want[a].may_fuse[s]);
+        }
         /* the default's 16 lanes: the bilateral filter's exp per tap, not the median's network */
         CU_ASSERT_EQUAL(pf_default_wide_math(p->stages[p->n_stages - 1]), a == 2);
         pf_program_free(p);
