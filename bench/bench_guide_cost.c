@@ -8,6 +8,7 @@
  * Usage: bench_guide_cost [APP.pf] [N ...]   (default apps/blur.pf; N 100 500 1000 3000) */
 #include "base/arena.h"
 #include "base/clock.h"
+#include "codegen/compile.h"
 #include "lang/lang.h"
 #include "search/ga.h"
 #include "search/genome.h"
@@ -53,7 +54,7 @@ static void one_size(const pf_program *prog, const pf_genome_ctx *c, int n, int 
         n = got - children;
     }
     pf_model m;
-    pf_model_init(&m, prog);
+    pf_model_init(&m, prog, pf_host_plan_target().vector_lanes);
     for (int i = 0; i < n; i++) {
         char *text = pf_schedule_text(prog, &g[i]);
         /* a made-up measurement: fewer samples, faster; more genes, more error */

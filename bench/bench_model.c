@@ -16,6 +16,7 @@
  *        (run directories of perfora tune; nothing is timed) */
 #include "base/arena.h"
 #include "base/fileio.h"
+#include "codegen/compile.h"
 #include "lang/lang.h"
 #include "search/eval.h"
 #include "search/ga.h"
@@ -56,7 +57,7 @@ static int load_run(const char *dir, run_data *rd)
         fprintf(stderr, "bench_model: %s: %s\n", dir, err.msg);
         return -1;
     }
-    pf_model_init(&rd->all, rd->prog);
+    pf_model_init(&rd->all, rd->prog, pf_host_plan_target().vector_lanes);
     int cap = 1024;
     rd->gen = pf_xmalloc(sizeof *rd->gen * (size_t)cap);
     rd->max_gen = 0;
@@ -188,7 +189,7 @@ static void ahead(run_data *rd, pf_model_accuracy *out, per_gen *pg)
             continue;
         int first = nt;
         pf_model sub;
-        pf_model_init(&sub, rd->prog);
+        pf_model_init(&sub, rd->prog, rd->all.wide_lanes);
         for (int i = 0; i < a; i++) {
             char *text = pf_schedule_text(rd->prog, &rd->all.sched[train[i]]);
             pf_model_add(&sub, text, rd->all.t[train[i]], rd->all.e[train[i]]);
@@ -246,7 +247,7 @@ static void split(run_data *rd, pf_model_accuracy *out)
     pf_model_accuracy_of(&rd->all, train, a, test, b, out);
     if (dump && insample) {
         pf_model sub;
-        pf_model_init(&sub, rd->prog);
+        pf_model_init(&sub, rd->prog, rd->all.wide_lanes);
         for (int i = 0; i < n; i++) {
             char *text = pf_schedule_text(rd->prog, &rd->all.sched[i]);
             pf_model_add(&sub, text, rd->all.t[i], rd->all.e[i]);

@@ -3,7 +3,7 @@
  * measuring (search/guide.h). A model is a deterministic function of the measurements it is
  * fitted on, in their order: a resumed search refits the same one.
  *
- *   pf_model m;  pf_model_init(&m, prog);
+ *   pf_model m;  pf_model_init(&m, prog, pf_host_plan_target().vector_lanes);
  *   pf_model_add(&m, text, time, error);   ... for every measured candidate
  *   pf_model_fit(&m);
  *   pf_model_predict(&m, &sched, &t, &e);
@@ -18,6 +18,7 @@
 
 typedef struct pf_model {
     const pf_program *prog;
+    int wide_lanes;        /* the target's (pf_program_static_init) */
     pf_program_static ps;
     pf_time_model time;
     pf_error_model error;
@@ -32,7 +33,9 @@ typedef struct pf_model {
     int n_fitted;          /* measurements in the last fit */
 } pf_model;
 
-void pf_model_init(pf_model *m, const pf_program *prog);
+/* wide_lanes: the float lanes of the target's preferred vectors (pf_plan_target), which set
+ * the default schedule's widths the candidates without execution genes run at. */
+void pf_model_init(pf_model *m, const pf_program *prog, int wide_lanes);
 void pf_model_free(pf_model *m);
 /* A measured candidate: its canonical schedule text, relative time and error. Invalid ones
  * (non-finite time or error, or a text that does not parse) are skipped: returns false. */
@@ -43,10 +46,15 @@ void pf_model_fit(pf_model *m);
 /* Predicts s's relative time and error (from the static shares before any fit). */
 void pf_model_predict(const pf_model *m, const pf_schedule *s, double *time, double *error);
 /* The time prediction for s (features f): the time model corrected by the residuals of its
- * measured relatives (candidates that differ from s in at most RELATED genes, approximation or
- * execution, weighted 1 / distance^2 and shrunk towards none): what the fit misses about a
+ * measured relatives (candidates that differ from s in at most RELATED genes that may change
+ * its cost, approximation or execution, weighted 1 / distance^2, 16 at distance 0, and shrunk
+ * towards none): what the fit misses about a
  * neighbourhood, its measurements tell (an interaction of two genes, a noisy stage). */
 double pf_model_time(const pf_model *m, const pf_schedule *s, const pf_features *f);
+/* The share of the time prediction's spread (the fit's, calibrated over all children) left
+ * for s: 1, or less where measured candidates cost what s does (genes that differ only on a
+ * stage too small to cost anything), whose measurements its prediction leans on. */
+double pf_model_spread_factor(const pf_model *m, const pf_schedule *s);
 
 /* Held-out accuracy: fitted on the measurements of train[0..n_train), evaluated on those of
  * test[0..n_test) (indices of added measurements). */

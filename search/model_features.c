@@ -5,6 +5,7 @@
 #include "search/model_features.h"
 
 #include "base/arena.h"
+#include "perforate/default_schedule.h"
 #include "perforate/exec.h"
 
 #include <math.h>
@@ -202,7 +203,7 @@ static void reads_between(const pf_program *prog, pf_program_static *ps)
         }
 }
 
-void pf_program_static_init(const pf_program *prog, pf_program_static *ps)
+void pf_program_static_init(const pf_program *prog, int wide_lanes, pf_program_static *ps)
 {
     memset(ps, 0, sizeof *ps);
     long *sizes = pf_xcalloc((size_t)prog->n_sizes + 1, sizeof *sizes);
@@ -219,11 +220,12 @@ void pf_program_static_init(const pf_program *prog, pf_program_static *ps)
         x->readers = count_readers(prog, st);
         x->consumer = pf_exec_sole_consumer(prog, s);
         x->output = st->image->image->role == PF_IMAGE_OUTPUT;
+        x->lanes = pf_default_width(st, wide_lanes);
         total += x->points * (x->taps + 1);
     }
     for (int s = 0; s < prog->n_stages; s++) {
         ps->stage[s].share = ps->stage[s].points * (ps->stage[s].taps + 1) / total;
-        ps->stage[s].alone = pf_exec_runs_alone(prog, s);
+        ps->stage[s].alone = pf_default_alone(prog, s);
     }
     ps->total = total;
     reads_between(prog, ps);
@@ -296,12 +298,12 @@ static double grid_spacing(const pf_approx_gene *g, double frac)
     return n ? pow(p, 1.0 / n) : 1;
 }
 
-static void stage_exec(const pf_exec_gene *e, pf_stage_features *f)
+static void stage_exec(const pf_exec_gene *e, int default_lanes, pf_stage_features *f)
 {
     f->exec_set = e->set;
     f->at = e->set ? e->at : -1;
     f->parallel = e->set ? e->parallel : true;
-    f->vectorize = e->set ? e->vectorize : 8;
+    f->vectorize = e->set ? e->vectorize : default_lanes;
     f->unroll = e->set ? e->unroll : 0;
     f->tile0 = e->set ? e->tile[0] : 0;
     f->tile1 = e->set ? e->tile[1] : 0;
@@ -347,7 +349,7 @@ void pf_features_of(const pf_program *prog, const pf_program_static *ps, const p
     for (int i = 0; i < prog->n_stages; i++) {
         if (out->stage[i].spacing <= 0)
             out->stage[i].spacing = 1;
-        stage_exec(&s->exec[i], &out->stage[i]);
+        stage_exec(&s->exec[i], ps->stage[i].lanes, &out->stage[i]);
         /* A stage that runs alone has no default to lose: a catch-all fitted on a few slow
          * genes (a median's `reorder x c y`, 1.6x) put its exact program at 16 lanes at 3.65x
          * the exact time (measured: 0.72x), and the guided search never measured it. */

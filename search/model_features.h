@@ -23,9 +23,12 @@ typedef struct pf_stage_static {
                            stage's share of the exact program's work, as a prior */
     int readers;        /* stages that read its image */
     int consumer;       /* its only reader, the stage it may be computed at (-1: none) */
-    bool alone;         /* no stage is computed at it nor it at one (pf_exec_runs_alone): an
-                           exec gene changes nothing but what its own fields say (exec_set) */
+    bool alone;         /* the default computes no stage at it nor it at one, whatever the
+                           approximations: an exec gene changes nothing but what its own
+                           fields say (exec_set) */
     bool output;        /* it writes a pipeline output (on demand runs as store there) */
+    int lanes;          /* the default schedule's vector width (pf_default_width): a gene of
+                           8 lanes on the bilateral filter's pixels changes 16 on AVX-512 */
 } pf_stage_static;
 
 typedef struct pf_program_static {
@@ -44,7 +47,9 @@ typedef struct pf_program_static {
     int *loop_channels;       /* [n_loops]: colour channels of a per-channel stage (3), else 1 */
 } pf_program_static;
 
-void pf_program_static_init(const pf_program *prog, pf_program_static *ps);
+/* wide_lanes: the floats of the target's preferred vector registers (pf_plan_target), whose
+ * default schedule the candidates without an execution gene run. */
+void pf_program_static_init(const pf_program *prog, int wide_lanes, pf_program_static *ps);
 void pf_program_static_free(pf_program_static *ps);
 
 /* One stage of one candidate. */
@@ -61,8 +66,9 @@ typedef struct pf_stage_features {
     bool inner_random;   /* a `for` loop inside is perforated at random: a hash per iteration
                             and a count that differs between pixels (a median's window then
                             misses the vector network: 20x the exact time, docs/bench.md) */
-    /* the execution gene (exec_set false: the default schedule, or a stage that runs alone,
-       whose exec gene changes nothing but what its fields say) */
+    /* the execution gene, or the default's where it has none (exec_set false: the default
+       schedule, or a stage that runs alone, whose exec gene changes nothing but what its
+       fields say) */
     bool exec_set, parallel, reorder, slide;
     int at;              /* -1 root, PF_EXEC_INLINE, or the consumer stage */
     int vectorize, unroll, tile0, tile1;  /* computed at a consumer: the consumer's tiles */
