@@ -90,7 +90,8 @@ static int breed_pool(pf_ga *ga, const int *rank, pf_strmap *in_pool, pf_ga_memb
  * good one (bilateral filter, seeds 11-13: the plain GA's frontier walks `loop_pixels grid`
  * 1 2, 2 2, 1 4, 2 4, 4 4, 1 8, 2 8, 4 8; the guided search had measured 4-5 of them). Random
  * execution mutants of the frontier as well made it worse (+10% of the GA's area, from +4%).
- * Returns how many; pool has room for 2 x NEAR_MAX per rank-0 member. */
+ * And each member with a strided stage at the other vector width (pf_genome_width_neighbours).
+ * Returns how many; pool has room for 3 x NEAR_MAX per rank-0 member. */
 static int breed_neighbours(pf_ga *ga, const int *rank, pf_strmap *in_pool, pf_ga_member *pool)
 {
     pf_schedule near[NEAR_MAX];
@@ -104,6 +105,9 @@ static int breed_neighbours(pf_ga *ga, const int *rank, pf_strmap *in_pool, pf_g
         for (int j = 0; j < k; j++)
             n += pool_add(ga, in_pool, &near[j], PF_ORIGIN_MUTANT, &pool[n]);
         k = pf_genome_exec_transplants(&ga->ctx, front[i], front, n_front, near, NEAR_MAX);
+        for (int j = 0; j < k; j++)
+            n += pool_add(ga, in_pool, &near[j], PF_ORIGIN_MUTANT, &pool[n]);
+        k = pf_genome_width_neighbours(&ga->ctx, front[i], near, NEAR_MAX);
         for (int j = 0; j < k; j++)
             n += pool_add(ga, in_pool, &near[j], PF_ORIGIN_MUTANT, &pool[n]);
     }
@@ -165,7 +169,7 @@ void pf_ga_breed_guided(pf_ga *ga, const int *rank)
     for (int i = 0; i < ga->n_pop; i++)
         front += rank[i] == 0;
     pf_ga_member *pool = pf_xcalloc((size_t)size * (size_t)(steps + 1) +
-                                        (size_t)front * 2 * NEAR_MAX + 1, sizeof *pool);
+                                        (size_t)front * 3 * NEAR_MAX + 1, sizeof *pool);
     pf_strmap in_pool;
     pf_strmap_init(&in_pool);
     int n = breed_pool(ga, rank, &in_pool, pool, size);

@@ -87,6 +87,15 @@ int pf_genome_neighbours(const pf_genome_ctx *c, const pf_schedule *s, pf_schedu
 int pf_genome_exec_transplants(const pf_genome_ctx *c, const pf_schedule *s,
                                const pf_schedule *const *donors, int n_donors, pf_schedule *out,
                                int max);
+/* Up to max valid genomes that are s with one stage sampled on an x-strided grid, which the
+ * default computes at the root alone (pf_default_alone), at the other vector width (8 and 16
+ * lanes; without an execution gene, the default's other width). At 256x192 on a 16-lane
+ * host a grid of x spacing 4 or more runs faster at 8 lanes than at 16 (docs/bench.md,
+ * bench_lanes): the bilateral filter's GA frontier had `loop_pixels grid 4 4` at 8 lanes, 0.21
+ * of the exact time against the default's 0.24, which its guided runs' random execution genes
+ * bred twice in 162 children and never on such a grid. Initialises out[0..n); returns n. */
+int pf_genome_width_neighbours(const pf_genome_ctx *c, const pf_schedule *s, pf_schedule *out,
+                               int max);
 
 /* Makes execution genes consistent with the rest of s (compute-at whose consumer or own
  * approximation no longer allows it falls back to root; an invalid gene to the default), then

@@ -1,8 +1,12 @@
-/* Neighbours of a genome (genome.h, pf_genome_neighbours, pf_genome_exec_transplants): the
- * genomes one step away in a sampling lattice, and the genome with another measured frontier
- * member's execution schedule, which the model-guided search offers its models next
- * to the bred children (docs/search.md §10). */
+/* Neighbours of a genome (genome.h, pf_genome_neighbours, pf_genome_exec_transplants,
+ * pf_genome_width_neighbours): the genomes one step away in a sampling lattice, the genome
+ * with another measured frontier member's execution schedule, and with a stage at the other
+ * vector width, which the model-guided search offers its models next to the bred children
+ * (docs/search.md §10). */
 #include "search/genome_internal.h"
+
+#include "perforate/default_schedule.h"
+#include "perforate/exec.h"
 
 #include <string.h>
 
@@ -101,6 +105,59 @@ int pf_genome_exec_transplants(const pf_genome_ctx *c, const pf_schedule *s,
         pf_schedule_copy(&t, s);
         for (int st = 0; st < s->n_stages; st++)
             t.exec[st] = donors[d]->exec[st];
+        offer(c, s, &t, out, &n, max);
+    }
+    return n;
+}
+
+/* The gene that runs stage st of s at the other vector width, or false, on a stage the default
+ * computes at the root with nothing at it (pf_default_alone; where it fuses, the width works
+ * with the tiles: on blur's fused stages they cost 8-13% of the GA's area): an execution
+ * gene's 8 lanes as 16 and 16 as 8; without one, the default at the other width, taking the
+ * default's as a 16-lane host gives it (16 for transcendental math in a loop, else 8; the
+ * execution seed's assumption). */
+static bool other_width(const pf_genome_ctx *c, const pf_schedule *s, int st, pf_exec_gene *g)
+{
+    const pf_stage *stage = c->prog->stages[st];
+    if (stage->serial || !pf_default_alone(c->prog, st))
+        return false;
+    *g = s->exec[st];
+    if (!g->set) {
+        *g = pf_exec_default();
+        g->set = true;
+        g->parallel = true;
+        g->vectorize = pf_default_wide_math(stage) ? 16 : 8;
+    }
+    if (g->vectorize != 8 && g->vectorize != 16)
+        return false;
+    g->vectorize = g->vectorize == 8 ? 16 : 8;
+    return true;
+}
+
+/* Whether s samples stage st on a grid that skips columns (its lanes read strided). */
+static bool strided_in_x(const pf_genome_ctx *c, const pf_schedule *s, int st)
+{
+    for (int l = 0; l < s->n_loops; l++)
+        if (c->prog->loops[l].kind == PF_LOOP_STAGE &&
+            c->prog->loops[l].stage == c->prog->stages[st])
+            return s->approx[l].kind == PF_GENE_GRID && s->approx[l].n_spacing > 0 &&
+                   s->approx[l].spacing[0] > 1;
+    return false;
+}
+
+int pf_genome_width_neighbours(const pf_genome_ctx *c, const pf_schedule *s, pf_schedule *out,
+                               int max)
+{
+    int n = 0;
+    if (c->p.gpu || c->p.exec_rate <= 0)
+        return 0;  /* CPU genes only, and none where execution genes are off (--no-exec) */
+    for (int st = 0; st < s->n_stages; st++) {
+        pf_exec_gene g;
+        if (!strided_in_x(c, s, st) || !other_width(c, s, st, &g))
+            continue;
+        pf_schedule t;
+        pf_schedule_copy(&t, s);
+        t.exec[st] = g;
         offer(c, s, &t, out, &n, max);
     }
     return n;

@@ -572,6 +572,56 @@ static void test_neighbours_perforate_exact_for_loops(void)
     pf_program_free(prog);
 }
 
+/* How many width neighbours of app's genome `text` there are, and of them, how many print
+ * with line `want` (when given). */
+static int width_neighbours(const char *app, const char *text, const char *want, int *found)
+{
+    pf_genome_ctx c;
+    pf_schedule s, near[8];
+    pf_program *prog = near_setup(app, text, &c, &s);
+    int n = pf_genome_width_neighbours(&c, &s, near, 8);
+    *found = want ? texts_holding(prog, near, n, want, NULL) : 0;
+    for (int i = 0; i < n; i++) {
+        expect_valid(prog, &near[i]);
+        pf_schedule_free(&near[i]);
+    }
+    pf_schedule_free(&s);
+    pf_genome_ctx_free(&c);
+    pf_program_free(prog);
+    return n;
+}
+
+/* A stage on an x-strided grid at the other vector width: the bilateral filter's pixels,
+ * 16 lanes by default (an exp per tap), at 8; an explicit gene's 8 at 16; the median's one
+ * stage, 8 by default, at 16. None on a dense row, nor where the default fuses (blur), with
+ * an execution gene or without. */
+static void test_width_neighbours(void)
+{
+    int found;
+    CU_ASSERT_EQUAL(width_neighbours("bilateral_filter",
+                                     "loop_pixels grid 4 4 reconstruct store linear\n",
+                                     "loop_pixels exec root vectorize 8 parallel", &found), 1);
+    CU_ASSERT_EQUAL(found, 1);
+    CU_ASSERT_EQUAL(width_neighbours("bilateral_filter",
+                                     "loop_pixels grid 4 8 reconstruct on-demand linear\n"
+                                     "loop_pixels exec root vectorize 8 unroll 4\n",
+                                     "loop_pixels exec root vectorize 16 unroll 4", &found), 1);
+    CU_ASSERT_EQUAL(found, 1);
+    CU_ASSERT_EQUAL(width_neighbours("median", "loop_pixels grid 2 2 1 reconstruct store linear\n",
+                                     "loop_pixels exec root vectorize 16 parallel", &found), 1);
+    CU_ASSERT_EQUAL(found, 1);
+    CU_ASSERT_EQUAL(width_neighbours("bilateral_filter",
+                                     "loop_pixels grid 1 8 reconstruct store linear\n", NULL,
+                                     &found), 0);
+    CU_ASSERT_EQUAL(width_neighbours("blur", "loop_temp grid 4 4 1 reconstruct on-demand linear\n"
+                                     "loop_output grid 4 4 1 reconstruct store linear\n", NULL,
+                                     &found), 0);
+    CU_ASSERT_EQUAL(width_neighbours("blur", "loop_temp grid 4 4 1 reconstruct on-demand linear\n"
+                                     "loop_output grid 4 4 1 reconstruct store linear\n"
+                                     "loop_output exec root vectorize 16 parallel\n", NULL,
+                                     &found), 0);
+}
+
 /* Parses texts[0..n) into f, with donors[i] = &f[i]. */
 static void parse_donors(const pf_program *prog, const char *const *texts, int n, pf_schedule *f,
                          const pf_schedule **donors)
@@ -641,7 +691,7 @@ static void test_exec_transplants(void)
     pf_program_free(prog);
 }
 
-PF_TEST_SUITE(search_genome, PF_TEST(test_neighbours), PF_TEST(test_neighbours_perforate_exact_for_loops), PF_TEST(test_exec_transplants), PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_exec_seed), PF_TEST(test_blur_first_seed), PF_TEST(test_table_seed_is_stored), PF_TEST(test_every_genome_is_valid),
+PF_TEST_SUITE(search_genome, PF_TEST(test_neighbours), PF_TEST(test_neighbours_perforate_exact_for_loops), PF_TEST(test_exec_transplants), PF_TEST(test_width_neighbours), PF_TEST(test_gpu_exec_genes), PF_TEST(test_seeds), PF_TEST(test_exec_seed), PF_TEST(test_blur_first_seed), PF_TEST(test_table_seed_is_stored), PF_TEST(test_every_genome_is_valid),
               PF_TEST(test_random_genes_fit_each_loop), PF_TEST(test_gene_ranges),
               PF_TEST(test_seed_replays), PF_TEST(test_exec_genes_reach_compute_at),
               PF_TEST(test_crossover_two_points))
