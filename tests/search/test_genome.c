@@ -493,6 +493,19 @@ static pf_program *near_setup(const char *app, const char *text, pf_genome_ctx *
     return prog;
 }
 
+/* Checks that near[0..n) are valid, and frees them with the rest of near_setup's. */
+static void near_teardown(pf_program *prog, pf_genome_ctx *c, pf_schedule *s, pf_schedule *near,
+                          int n)
+{
+    for (int i = 0; i < n; i++) {
+        expect_valid(prog, &near[i]);
+        pf_schedule_free(&near[i]);
+    }
+    pf_schedule_free(s);
+    pf_genome_ctx_free(c);
+    pf_program_free(prog);
+}
+
 /* How many of s[0..n) print with line a (and b, when given). */
 static int texts_holding(const pf_program *prog, const pf_schedule *s, int n, const char *a,
                          const char *b)
@@ -563,13 +576,7 @@ static void test_neighbours_perforate_exact_for_loops(void)
     static const char *const want[] = { "median_y_loop step 2\n", "median_x_loop step 2\n" };
     for (int w = 0; w < 2; w++)
         CU_ASSERT_EQUAL(texts_holding(prog, near, n, want[w], "loop_pixels grid 4 4 1"), 1);
-    for (int i = 0; i < n; i++) {
-        expect_valid(prog, &near[i]);
-        pf_schedule_free(&near[i]);
-    }
-    pf_schedule_free(&s);
-    pf_genome_ctx_free(&c);
-    pf_program_free(prog);
+    near_teardown(prog, &c, &s, near, n);
 }
 
 /* How many width neighbours of app's genome `text` there are, and of them, how many print
@@ -581,13 +588,7 @@ static int width_neighbours(const char *app, const char *text, const char *want,
     pf_program *prog = near_setup(app, text, &c, &s);
     int n = pf_genome_width_neighbours(&c, &s, near, 8);
     *found = want ? texts_holding(prog, near, n, want, NULL) : 0;
-    for (int i = 0; i < n; i++) {
-        expect_valid(prog, &near[i]);
-        pf_schedule_free(&near[i]);
-    }
-    pf_schedule_free(&s);
-    pf_genome_ctx_free(&c);
-    pf_program_free(prog);
+    near_teardown(prog, &c, &s, near, n);
     return n;
 }
 
