@@ -113,29 +113,35 @@ void pf_model_fit(pf_model *m)
 }
 
 /* A stage of less than this share of the exact program's work (the bilateral filter's 9 x 9
- * table: 81 points against a photo's) cannot move the time by its own approximation. */
+ * table: 81 points against a photo's) cannot move the time by its own work. */
 #define SMALL_SHARE 0.01
 
+/* Whether stage st is small and the default computes it at the root alone (never once per
+ * tile of a consumer, where a small stage's work is done again for every tile). */
+static bool small_alone(const pf_model *m, int st)
+{
+    return st >= 0 && m->ps.stage[st].share < SMALL_SHARE && m->ps.stage[st].alone;
+}
+
 /* Whether approximation genes x and y of loop l may differ in time: not when both store the
- * samples of a small stage (on demand, its readers interpolate each read). */
+ * samples of a small stage that runs alone (on demand, its readers interpolate each read). */
 static bool approx_differs(const pf_model *m, int l, const pf_approx_gene *x,
                            const pf_approx_gene *y)
 {
     if (pf_gene_equal(x, y))
         return false;
-    int st = m->ps.loop_stage[l];
-    return st < 0 || m->ps.stage[st].share >= SMALL_SHARE || x->on_demand || y->on_demand;
+    return !small_alone(m, m->ps.loop_stage[l]) || x->on_demand || y->on_demand;
 }
 
 /* Whether execution genes x and y of stage st may differ in time: not when both compute a
- * small stage at the root (its own loops cost nothing; computed at a consumer it runs once
- * per tile, or in each read inlined). */
+ * small stage that runs alone at the root (at a consumer it runs once per tile; inlined, in
+ * each read). */
 static bool exec_differs(const pf_model *m, int st, const pf_exec_gene *x,
                          const pf_exec_gene *y)
 {
     if (pf_exec_equal(x, y))
         return false;
-    return m->ps.stage[st].share >= SMALL_SHARE || x->at != -1 || y->at != -1;
+    return !small_alone(m, st) || x->at != -1 || y->at != -1;
 }
 
 /* Genes that differ in what they cost (approximation per loop, execution per stage), stopping

@@ -48,8 +48,8 @@ void pf_model_predict(const pf_model *m, const pf_schedule *s, double *time, dou
 /* The time prediction for s (features f): the time model corrected by the residuals of its
  * measured relatives (candidates that differ from s in at most RELATED genes that may change
  * its cost, approximation or execution, weighted 1 / distance^2, 16 at distance 0, and shrunk
- * towards none): what the fit misses about a
- * neighbourhood, its measurements tell (an interaction of two genes, a noisy stage). */
+ * towards none): what the fit misses about a neighbourhood, its measurements tell (an
+ * interaction of two genes, a noisy stage). */
 double pf_model_time(const pf_model *m, const pf_schedule *s, const pf_features *f);
 /* The share of the time prediction's spread (the fit's, calibrated over all children) left
  * for s: 1, or less where measured candidates cost what s does (genes that differ only on a
