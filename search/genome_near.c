@@ -126,7 +126,7 @@ static bool other_width(const pf_genome_ctx *c, const pf_schedule *s, int st, pf
         *g = pf_exec_default();
         g->set = true;
         g->parallel = true;
-        g->vectorize = pf_default_wide_math(stage) ? 16 : 8;
+        g->vectorize = pf_default_width(stage, 16);
     }
     if (g->vectorize != 8 && g->vectorize != 16)
         return false;

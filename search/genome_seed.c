@@ -144,8 +144,8 @@ static int make_exec_seed(const pf_genome_ctx *c, pf_schedule *out)
     int genes = 0;
     for (int s = 0; s < c->prog->n_stages; s++) {
         const pf_stage *st = c->prog->stages[s];
-        if (st->serial || !pf_exec_runs_alone(c->prog, s) || pf_default_wide_math(st))
-            continue;
+        if (!pf_exec_runs_alone(c->prog, s) || pf_default_width(st, 16) != 8)
+            continue;  /* serial (0), or 16 lanes already */
         pf_exec_gene g = pf_exec_default();
         g.set = true;
         g.vectorize = 16;

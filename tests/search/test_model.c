@@ -280,18 +280,29 @@ static void test_time_model_lanes_on_strides(void)
                                between the width and the width by stride (1.30 here) */
 }
 
-/* Checks the default schedule's widths in the features of app's exact program on a target of
- * `lanes` lanes; returns how many stages it gives the wide vectors and how many none. */
-static void check_default_widths(const char *app, int lanes, int *wide, int *serial)
+/* The features of app's schedule `text` on a target of `lanes` lanes, in f; the program, for
+ * the caller to free with them. */
+static pf_program *features_of_text(const char *app, int lanes, const char *text, pf_features *f)
 {
     pf_program *prog = st_load_app(app);
     CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
     pf_program_static ps;
     pf_program_static_init(prog, lanes, &ps);
     pf_schedule s;
-    pf_schedule_init(&s, prog);
+    pf_error err;
+    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, text, "<test>", &s, &err), 0);
+    pf_features_of(prog, &ps, &s, f);
+    pf_schedule_free(&s);
+    pf_program_static_free(&ps);
+    return prog;
+}
+
+/* Checks the default schedule's widths in the features of app's exact program on a target of
+ * `lanes` lanes; returns how many stages it gives the wide vectors and how many none. */
+static void check_default_widths(const char *app, int lanes, int *wide, int *serial)
+{
     pf_features f;
-    pf_features_of(prog, &ps, &s, &f);
+    pf_program *prog = features_of_text(app, lanes, "", &f);
     *wide = *serial = 0;
     for (int i = 0; i < prog->n_stages; i++) {
         const pf_stage *st = prog->stages[i];
@@ -302,8 +313,6 @@ static void check_default_widths(const char *app, int lanes, int *wide, int *ser
         *serial += want == 0;
     }
     pf_features_free(&f);
-    pf_schedule_free(&s);
-    pf_program_static_free(&ps);
     pf_program_free(prog);
 }
 
@@ -328,19 +337,10 @@ static void test_features_default_width(void)
 /* Whether an execution gene on stage `stage` of app counts as losing the default schedule. */
 static bool loses_default(const char *app, const char *text, int stage)
 {
-    pf_program *prog = st_load_app(app);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(prog);
-    pf_program_static ps;
-    pf_program_static_init(prog, 16, &ps);
-    pf_schedule s;
-    pf_error err;
-    CU_ASSERT_EQUAL_FATAL(pf_schedule_parse(prog, text, "<test>", &s, &err), 0);
     pf_features f;
-    pf_features_of(prog, &ps, &s, &f);
+    pf_program *prog = features_of_text(app, 16, text, &f);
     bool set = f.stage[stage].exec_set;
     pf_features_free(&f);
-    pf_schedule_free(&s);
-    pf_program_static_free(&ps);
     pf_program_free(prog);
     return set;
 }
