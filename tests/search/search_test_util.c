@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *const st_apps[] = { "artistic_blur", "bilateral_filter", "bilateral_grid", "blur",
                                 "demosaic", "median", "mosaic", "unsharp_mask", NULL };
@@ -81,6 +82,8 @@ typedef struct fake {
     int n_front;
     int samples;         /* the samples asked of the candidates submitted next (0: 5) */
     pf_strmap measured;  /* schedules measured on the training split */
+    long stall_after;    /* > 0: wait blocks for good once this many records were handed back */
+    long returned;
 } fake;
 
 static int fake_submit(pf_evaluator *ev, long id, pf_image_set set, const char *schedule,
@@ -126,6 +129,10 @@ static int fake_wait(pf_evaluator *ev, pf_eval_record *out, pf_error *err)
     fake *f = (fake *)ev;
     if (f->n == 0)
         return 0;
+    if (f->stall_after > 0 && f->returned == f->stall_after)
+        for (;;)
+            pause();
+    f->returned++;
     if (f->delay_ms > 0) {
         struct timespec ts = { 0, (long)(f->delay_ms * 1e6) };
         nanosleep(&ts, NULL);
@@ -190,6 +197,11 @@ pf_evaluator *st_fake_evaluator_fidelity(double delay_ms, long *submitted, bool 
     pf_evaluator *ev = st_fake_evaluator_lucky(delay_ms, submitted, 1.0);
     ((fake *)ev)->low_independent = independent;
     return ev;
+}
+
+void st_fake_stall_after(pf_evaluator *ev, long results)
+{
+    ((fake *)ev)->stall_after = results;
 }
 
 pf_evaluator *st_fake_evaluator(double delay_ms, long *submitted)

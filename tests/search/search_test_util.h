@@ -27,6 +27,10 @@ pf_evaluator *st_fake_evaluator_lucky(double delay_ms, long *submitted, double l
  * training time and twice its error (st_fake_evaluator does the same), or with independent an
  * unrelated one (the fake measurement of another text). */
 pf_evaluator *st_fake_evaluator_fidelity(double delay_ms, long *submitted, bool independent);
+/* Makes a fake evaluator's wait never return once it has handed back `results` records: a
+ * test that kills the process then kills it at a known point, not in a race with the end of
+ * the run. */
+void st_fake_stall_after(pf_evaluator *ev, long results);
 /* The fake measurements of a text. */
 void st_fake_measure(const char *text, double *time, double *error);
 

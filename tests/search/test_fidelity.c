@@ -254,6 +254,7 @@ static void test_resume_matches_uninterrupted(void)
             pf_tune *t = pf_tune_create(dir, &cfg, &err);
             long n = 0;
             pf_evaluator *ev = st_fake_evaluator_fidelity(3, &n, false);
+            st_fake_stall_after(ev, cut);  /* killed there, never after the end */
             if (t && ev)
                 pf_tune_run(t, ev, NULL, &err);
             _exit(3);
@@ -265,6 +266,7 @@ static void test_resume_matches_uninterrupted(void)
         kill(pid, SIGKILL);
         int status;
         waitpid(pid, &status, 0);
+        CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
         free(log);
         run(dir, NULL, false, 0);
         char *resumed = file_of(dir, PF_RUN_EVALUATIONS);

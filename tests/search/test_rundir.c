@@ -154,7 +154,9 @@ static void test_run_files_and_cache(void)
     pf_tune_config_free(&cfg);
 }
 
-/* Forks a run and kills it with SIGKILL once `lines` evaluations are on record. */
+/* Forks a run and kills it with SIGKILL once `lines` evaluations are on record. The fake
+ * evaluator stalls there, so the run cannot finish first (it did under ASan on a loaded CI
+ * machine); the real one is slow enough. */
 static void kill_run_at(const char *dir, const pf_tune_config *cfg, long lines, bool real)
 {
     fflush(NULL);
@@ -167,9 +169,11 @@ static void kill_run_at(const char *dir, const pf_tune_config *cfg, long lines, 
         pf_pool_options opt = { .jobs = 1, .watchdog_ms = 60000 };
         pf_evaluator *ev = real ? pf_pool_new(&cfg->eval, &opt, &err)
                                 : st_fake_evaluator(3, &submitted);
+        if (ev && !real)
+            st_fake_stall_after(ev, lines);
         if (t && ev)
             pf_tune_run(t, ev, NULL, &err);
-        _exit(3);  /* not reached in time */
+        _exit(3);  /* the run ended before the kill: the assertion below fails */
     }
     char *path = pf_run_path(dir, PF_RUN_EVALUATIONS);
     struct timespec ts = { 0, 1000000 };
