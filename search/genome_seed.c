@@ -2,7 +2,7 @@
  * (docs/search.md, "Seeds"), so that the search starts from the regular points a person would
  * try first on any pipeline, not only from one-gene random genomes. Nothing here knows an app:
  * a seed applies one lattice to every parallel stage at once, or (the execution seed) the
- * host's wider vectors to every stage that runs alone.
+ * host's wider vectors to every parallel stage, each computed at the root.
  *
  *   blur, spacing 4, both axes:  loop_temp grid 4 4 1 reconstruct on-demand linear
  *                                loop_output grid 4 4 1 reconstruct store linear */
@@ -130,12 +130,28 @@ static bool seen_before(const pf_schedule *out, int n)
     return false;
 }
 
-/* The execution seed: the exact program with every parallel stage that runs alone at 16
- * lanes where the default gives it 8 (docs/schedule.md: 16 only for transcendental math).
- * The median's selection network runs 1.37-1.39x faster so at 256x192 on a 16-lane host;
- * without a clean example the time model learnt the width from random genes paired with slow
- * approximations and never measured it (docs/search.md §10). Returns 0 when it differs from
- * the exact program and is valid. */
+/* Whether the default schedules stage s as a whole image: it runs alone, or it takes part in
+ * a fusion the default may make (as producer or consumer). Not a stage computed at the root
+ * beside a consumer that reads it whole, a table (the bilateral filter's 9 x 9 kernel). */
+static bool image_stage(const pf_program *prog, int s)
+{
+    if (pf_exec_runs_alone(prog, s) || pf_default_may_fuse(prog, s))
+        return true;
+    for (int p = 0; p < prog->n_stages; p++)
+        if (pf_exec_sole_consumer(prog, p) == s && pf_default_may_fuse(prog, p))
+            return true;
+    return false;
+}
+
+/* The execution seed: the exact program with every parallel image stage computed at the root
+ * at 16 lanes where the default gives it 8 (docs/schedule.md: 16 only for transcendental
+ * math), so apart from any stage the default would fuse it into: Halide's all-root starting
+ * point at the host's full width. The median's selection network runs 1.37-1.39x faster so at
+ * 256x192 on a 16-lane host; blur's exact program (the default fuses its temp into the
+ * output's tiles, a choice made at 2048x1536) in 0.52-0.54 of its default time (six GA runs at
+ * 256x192 found it by chance). Without a clean example the time model learnt the width from
+ * random genes paired with slow approximations and never measured it (docs/search.md §10).
+ * Returns 0 when it differs from the exact program and is valid. */
 static int make_exec_seed(const pf_genome_ctx *c, pf_schedule *out)
 {
     pf_schedule_reset(out);
@@ -144,8 +160,8 @@ static int make_exec_seed(const pf_genome_ctx *c, pf_schedule *out)
     int genes = 0;
     for (int s = 0; s < c->prog->n_stages; s++) {
         const pf_stage *st = c->prog->stages[s];
-        if (!pf_exec_runs_alone(c->prog, s) || pf_default_width(st, 16) != 8)
-            continue;  /* serial (0), or 16 lanes already */
+        if (pf_default_width(st, 16) != 8 || !image_stage(c->prog, s))
+            continue;  /* serial (0), 16 lanes already, or a table */
         pf_exec_gene g = pf_exec_default();
         g.set = true;
         g.vectorize = 16;
