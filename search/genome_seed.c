@@ -148,10 +148,11 @@ static bool image_stage(const pf_program *prog, int s)
  * math), so apart from any stage the default would fuse it into: Halide's all-root starting
  * point at the host's full width. The median's selection network runs 1.37-1.39x faster so at
  * 256x192 on a 16-lane host; blur's exact program (the default fuses its temp into the
- * output's tiles, a choice made at 2048x1536) in 0.52-0.54 of its default time (six GA runs at
- * 256x192 found it by chance). Without a clean example the time model learnt the width from
- * random genes paired with slow approximations and never measured it (docs/search.md §10).
- * Returns 0 when it differs from the exact program and is valid. */
+ * output's tiles, a choice made at 2048x1536) in 0.56-0.58 of its default time (confirmed in
+ * six runs; before the seed the GA found such schedules by chance, the guided search seldom).
+ * Without a clean example the time model learnt the width from random genes paired with slow
+ * approximations and never measured it (docs/search.md §10). Returns 0 when it differs from
+ * the exact program and is valid. */
 static int make_exec_seed(const pf_genome_ctx *c, pf_schedule *out)
 {
     pf_schedule_reset(out);

@@ -466,8 +466,8 @@ static void test_chain_limits(void)
 
 /* A stage runs alone when no stage may be computed at it nor it at another: the median's one
  * stage; not blur's two passes (temp's sole consumer is the output) nor the bilateral filter's
- * kernel table and pixels. With the default's choice of width, these say which stages the
- * search's execution seed gives 16 lanes (search/genome_seed.c). */
+ * kernel table and pixels. With the default's choice of width, these and may_fuse say which
+ * stages the search's execution seed gives 16 lanes at the root (search/genome_seed.c). */
 static void test_runs_alone(void)
 {
     static const struct {
