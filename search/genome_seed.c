@@ -2,7 +2,7 @@
  * (docs/search.md, "Seeds"), so that the search starts from the regular points a person would
  * try first on any pipeline, not only from one-gene random genomes. Nothing here knows an app:
  * a seed applies one lattice to every parallel stage at once, or (the execution seed) the
- * host's wider vectors to every parallel stage, each computed at the root.
+ * host's wider vectors to every parallel image stage, each computed at the root.
  *
  *   blur, spacing 4, both axes:  loop_temp grid 4 4 1 reconstruct on-demand linear
  *                                loop_output grid 4 4 1 reconstruct store linear */

@@ -444,8 +444,8 @@ static void test_exec_seed(void)
     }
 }
 
-/* The first seed of app holds the two lines want (a 4x4 lattice on two stages). */
-/* The first lattice seed of app (after the execution seed, where it has one). */
+/* The first lattice seed of app (after the execution seed, where it has one) holds the two
+ * lines want (a 4x4 lattice on two stages). */
 static void expect_first_seed(const char *app, const char *const want[2])
 {
     pf_program *p = st_load_app(app);
