@@ -16,6 +16,15 @@ bool pf_genome_exec_enabled(const pf_genome_ctx *c)
     return c->p.exec_rate > 0 && c->prog->n_stages > 0;
 }
 
+pf_exec_gene pf_genome_root_gene(int lanes)
+{
+    pf_exec_gene g = pf_exec_default();
+    g.set = true;
+    g.parallel = true;
+    g.vectorize = lanes;
+    return g;
+}
+
 static void draw_tile(const pf_program *prog, int stage, pf_rng *r, pf_exec_gene *g)
 {
     g->tile[0] = g->tile[1] = 0;

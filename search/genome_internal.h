@@ -39,5 +39,7 @@ bool pf_genome_loop_uses_for_templates(const pf_genome_ctx *c, int loop);
 /* Execution genes (genome_exec.c). */
 bool pf_genome_exec_enabled(const pf_genome_ctx *c);
 void pf_genome_mutate_exec(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s);
+/* A CPU execution gene that computes its stage at the root, in parallel, at `lanes` lanes. */
+pf_exec_gene pf_genome_root_gene(int lanes);
 
 #endif

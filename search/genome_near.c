@@ -6,7 +6,6 @@
 #include "search/genome_internal.h"
 
 #include "perforate/default_schedule.h"
-#include "perforate/exec.h"
 
 #include <string.h>
 
@@ -121,13 +120,7 @@ static bool other_width(const pf_genome_ctx *c, const pf_schedule *s, int st, pf
     const pf_stage *stage = c->prog->stages[st];
     if (stage->serial || !pf_default_alone(c->prog, st))
         return false;
-    *g = s->exec[st];
-    if (!g->set) {
-        *g = pf_exec_default();
-        g->set = true;
-        g->parallel = true;
-        g->vectorize = pf_default_width(stage, 16);
-    }
+    *g = s->exec[st].set ? s->exec[st] : pf_genome_root_gene(pf_default_width(stage, 16));
     if (g->vectorize != 8 && g->vectorize != 16)
         return false;
     g->vectorize = g->vectorize == 8 ? 16 : 8;
@@ -149,7 +142,7 @@ int pf_genome_width_neighbours(const pf_genome_ctx *c, const pf_schedule *s, pf_
                                int max)
 {
     int n = 0;
-    if (c->p.gpu || c->p.exec_rate <= 0)
+    if (c->p.gpu || !pf_genome_exec_enabled(c))
         return 0;  /* CPU genes only, and none where execution genes are off (--no-exec) */
     for (int st = 0; st < s->n_stages; st++) {
         pf_exec_gene g;

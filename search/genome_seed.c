@@ -135,12 +135,7 @@ static bool seen_before(const pf_schedule *out, int n)
  * beside a consumer that reads it whole, a table (the bilateral filter's 9 x 9 kernel). */
 static bool image_stage(const pf_program *prog, int s)
 {
-    if (pf_exec_runs_alone(prog, s) || pf_default_may_fuse(prog, s))
-        return true;
-    for (int p = 0; p < prog->n_stages; p++)
-        if (pf_exec_sole_consumer(prog, p) == s && pf_default_may_fuse(prog, p))
-            return true;
-    return false;
+    return pf_exec_runs_alone(prog, s) || !pf_default_alone(prog, s);
 }
 
 /* The execution seed: the exact program with every parallel image stage computed at the root
@@ -156,18 +151,14 @@ static bool image_stage(const pf_program *prog, int s)
 static int make_exec_seed(const pf_genome_ctx *c, pf_schedule *out)
 {
     pf_schedule_reset(out);
-    if (c->p.gpu || c->p.exec_rate <= 0)
+    if (c->p.gpu || !pf_genome_exec_enabled(c))
         return -1;  /* CPU genes only, and none where execution genes are off (--no-exec) */
     int genes = 0;
     for (int s = 0; s < c->prog->n_stages; s++) {
         const pf_stage *st = c->prog->stages[s];
         if (pf_default_width(st, 16) != 8 || !image_stage(c->prog, s))
             continue;  /* serial (0), 16 lanes already, or a table */
-        pf_exec_gene g = pf_exec_default();
-        g.set = true;
-        g.vectorize = 16;
-        g.parallel = true;
-        out->exec[s] = g;
+        out->exec[s] = pf_genome_root_gene(16);
         genes++;
     }
     if (genes == 0)
