@@ -3,7 +3,8 @@
 
 Static evidence for GPU kernel quality without a GPU: give the basic blocks one iteration of a
 loop runs (PTX labels without the '$', e.g. L__BB0_8,L__BB0_10) and how many times that
-iteration runs per output pixel; ALL_AFTER:LABEL takes that block and every later one.
+iteration runs per output pixel; ALL_AFTER:LABEL takes that block and every later one, A..B the
+blocks from A up to B (B excluded), in the file's order; parts join with commas.
 
   ptx_mix.py FILE BLOCKS MULT [BLOCKS MULT ...]
 """
@@ -55,7 +56,15 @@ def main(argv):
     total = Counter()
     for i in range(2, len(argv), 2):
         spec, mult = argv[i], float(argv[i + 1])
-        names = order[order.index(spec[10:]):] if spec.startswith('ALL_AFTER:') else spec.split(',')
+        names = []
+        for part in spec.split(','):
+            if part.startswith('ALL_AFTER:'):
+                names += order[order.index(part[10:]):]
+            elif '..' in part:
+                a, b = part.split('..')
+                names += order[order.index(a):order.index(b)]
+            else:
+                names.append(part)
         part = Counter(category(ins) for n in names for ins in bb[n])
         print(f'  part {i // 2}: {sum(part.values())} instructions x {mult}: ' +
               ', '.join(f'{k} {v}' for k, v in sorted(part.items())))

@@ -30,14 +30,17 @@ static const char run_usage[] =
     "  --emit-llvm FILE    write the optimized LLVM IR\n"
     "  --emit-c DIR        write the generated C source, header and runtime\n"
     "  --fp-contract       JIT: fuse multiplies into the adds that use them (FMA; results\n"
-    "                      then differ from the interpreter's by about an ulp per fused add)\n"
+    "                      then differ from the interpreter's by about an ulp per fused add;\n"
+    "                      CUDA kernels always do, as nvcc does, unless --strict-float)\n"
+    "  --strict-float      CUDA: round every product before its add, as the interpreter\n"
+    "  --no-gpu-rows       CUDA: no register window of rows (docs/gpu.md; for comparisons)\n"
     "  --fast-math         JIT: --fp-contract, and divisions by a constant (or by one value\n"
     "                      several times) multiply by the reciprocal: Halide's default float\n"
     "                      semantics (about 1.5 ulp per division)\n"
     "  --no-vector-math    JIT: exp, log, pow... on vectors as one libm call per lane\n"
     "  --dump STAGE        print what STAGE makes and stop (--in and --out may be left out):\n"
-    "                      parse, check, plan, lower, narrow, bounds, ondemand, channels,\n"
-    "                      bands, collapse, llvm;\n"
+    "                      parse, check, plan, lower, narrow, bounds, ondemand, rows\n"
+    "                      (GPU plans), channels, bands, collapse, llvm;\n"
     "                      '(unchanged)' where a stage changed nothing\n";
 
 static int add_arg(const char **list, int *n, const char *value)
@@ -108,6 +111,10 @@ static bool parse_flag(pf_run_request *a, const char *s)
         a->copt.backend = PF_BACKEND_INTERP;
     else if (strcmp(s, "--fp-contract") == 0)
         a->copt.fp_contract = true;
+    else if (strcmp(s, "--strict-float") == 0)
+        a->copt.strict_float = true;
+    else if (strcmp(s, "--no-gpu-rows") == 0)
+        a->copt.no_gpu_rows = true;
     else if (strcmp(s, "--fast-math") == 0)
         a->copt.fast_math = true;
     else if (strcmp(s, "--no-vector-math") == 0)

@@ -53,7 +53,7 @@ struct backend {
     void (*release)(pf_variant *v);
 };
 
-const char *const pf_compile_stage_names[] = { "lower", "narrow", "bounds", "ondemand",
+const char *const pf_compile_stage_names[] = { "lower", "narrow", "bounds", "ondemand", "rows",
                                                "channels", "bands", "collapse", "llvm",
                                                NULL };
 
@@ -100,6 +100,11 @@ static ir_func *run_ondemand(ir_func *f, const pf_compile_options *o, pf_pass_st
     return pf_pass_ondemand(f, !o->no_congruence, ps);
 }
 
+static ir_func *run_gpu_rows(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
+{
+    return o->no_gpu_rows ? f : pf_pass_gpu_rows(f, ps);
+}
+
 static ir_func *run_channels(ir_func *f, const pf_compile_options *o, pf_pass_stats *ps)
 {
     return o->no_channel_unroll ? f : pf_pass_channels(f, ps);
@@ -119,6 +124,7 @@ static const pass passes[] = { { "narrow", run_narrow, false, false },
                                { "bounds", run_bounds, false, false },
                                { "bounds", run_bounds_gpu, true, true },
                                { "ondemand", run_ondemand, true, false },
+                               { "rows", run_gpu_rows, true, true },
                                { "channels", run_channels, false, false },
                                { "bands", run_bands, false, false },
                                { "collapse", run_collapse, false, false } };
@@ -186,6 +192,7 @@ static void keep_pass_stats(pf_variant_stats *s, const pf_pass_stats *ps)
     s->bands_refused = ps->bands_refused;
     s->loops_collapsed = ps->loops_collapsed;
     s->arrays_narrowed = ps->arrays_narrowed;
+    s->gpu_row_windows = ps->gpu_row_windows;
 }
 
 /* Lowering, then the passes. Each result is verified, so a broken pass is caught where it
@@ -355,7 +362,8 @@ static int build_cuda(pf_variant *v, const ir_func *f, const pf_compile_options 
                       pf_error *err)
 {
     pf_gpu_module m;
-    if (pf_gpu_emit_ptx(f, o->gpu_arch, NULL, &m, err))
+    pf_gpu_ptx_options po = { .sm = o->gpu_arch, .strict_float = o->strict_float };
+    if (pf_gpu_emit_ptx(f, &po, &m, err))
         return -1;
     v->stats.gpu_kernels = m.n_kernels;
     if (o->emit_ptx && pf_write_file_atomic(o->emit_ptx, m.ptx, m.ptx_len, err)) {

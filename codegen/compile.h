@@ -28,6 +28,9 @@ typedef struct pf_compile_options {
                                  to compile, same outputs; for comparisons, see jit.h) */
     bool fp_contract;         /* JIT: fuse a product into the add that uses it (one FMA; about
                                  an ulp from the interpreter per fused add; llvm_contract.c) */
+    bool strict_float;        /* CUDA: every product rounded before its add, as the interpreter
+                                 and the CPU targets by default; else fused (FMA), as nvcc and
+                                 Halide's GPU code (pf_gpu_ptx_options) */
     bool fast_math;           /* JIT: fp_contract, and divisions by a constant or repeatedly by
                                  one value multiply by its reciprocal (about 1.5 ulp each;
                                  llvm_recip.c): Halide's float semantics unless strict_float */
@@ -38,6 +41,8 @@ typedef struct pf_compile_options {
     bool no_bounds_pass;      /* keep every boundary check (tests, benches) */
     bool no_border_merge;     /* a split loop's two border parts stay two loops (pass_bounds) */
     bool no_congruence;       /* on-demand reads without Z3's constant weights (benches) */
+    bool no_gpu_rows;         /* GPU plans: each thread's rows one by one, every tap loaded per
+                                 row (pass_gpu_rows off; benches) */
     bool no_channel_unroll;   /* channel loops stay outside y and x (pass_channels off) */
     bool no_bands;            /* scatter stages stay serial even when asked (pass_bands off) */
     bool no_collapse;         /* no pass_collapse: each channel keeps its own parallel loop */
@@ -105,6 +110,7 @@ typedef struct pf_variant_stats {
     int bands_parallel, bands_refused;  /* scatter loops banded / asked but left serial */
     int loops_collapsed;      /* channel loops merged into their parallel loops */
     int arrays_narrowed;      /* window arrays declared as long as their counter goes */
+    int gpu_row_windows;      /* GPU row loops with a register window of rows */
     double lower_ms;         /* pf_lower */
     double passes_ms;        /* the loop-IR passes */
     double emit_ms;          /* loop IR -> LLVM IR */

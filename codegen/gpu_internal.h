@@ -27,8 +27,7 @@ static inline gpu_emit *gpu_state(emit *e)
 /* gpu_module.c */
 int gpu_module_begin(emit *e, gpu_emit *g, const ir_func *f, const em_gpu_hooks *hooks,
                      pf_gpu_module *out, pf_error *err);
-int gpu_module_finish(emit *e, gpu_emit *g, const char *sm, const char *libdevice,
-                      pf_error *err);
+int gpu_module_finish(emit *e, gpu_emit *g, const pf_gpu_ptx_options *o, pf_error *err);
 const ir_var **gpu_vars_by_id(gpu_emit *g);
 pf_gpu_kernel *gpu_new_kernel(gpu_emit *g, const ir_stmt *s, int n_params);
 /* Makes fn the kernel being emitted (fresh variable and buffer tables, entry block, builder at

@@ -2,6 +2,7 @@
  * kernels' frames, and the path from the finished module to PTX text (libdevice linked in when
  * needed, internalized, LLVM's O3 for NVPTX, the PTX printer). */
 #include "codegen/gpu_internal.h"
+#include "codegen/llvm_contract.h"
 
 #include "base/arena.h"
 
@@ -295,15 +296,18 @@ static int to_ptx(emit *e, LLVMTargetMachineRef tm, pf_gpu_module *out, pf_error
     return 0;
 }
 
-int gpu_module_finish(emit *e, gpu_emit *g, const char *sm, const char *libdevice,
-                      pf_error *err)
+int gpu_module_finish(emit *e, gpu_emit *g, const pf_gpu_ptx_options *o, pf_error *err)
 {
     int rc = g->failed ? -1 : 0;
-    LLVMTargetMachineRef tm = rc ? NULL : nvptx_machine(sm ? sm : PF_GPU_DEFAULT_SM, err);
+    LLVMTargetMachineRef tm = rc ? NULL : nvptx_machine(o->sm ? o->sm : PF_GPU_DEFAULT_SM, err);
+    const char *libdevice = o->libdevice;
     if (!rc && !tm)
         rc = -1;
     if (!rc) {
         g->out->libdevice = gpu_device_runtime(e);
+        /* Before libdevice is linked: its functions keep the rounding NVIDIA compiled in. */
+        if (!o->strict_float)
+            g->out->fused = pf_llvm_contract(e->mod);
         char path[1024];
         if (g->out->libdevice && !libdevice)
             libdevice = pf_gpu_libdevice_path(path, sizeof path);

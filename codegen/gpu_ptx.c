@@ -250,14 +250,15 @@ static void walk_host(emit *e, const ir_stmt *s)
     }
 }
 
-int pf_gpu_emit_ptx(const ir_func *f, const char *sm, const char *libdevice_path,
-                    pf_gpu_module *out, pf_error *err)
+int pf_gpu_emit_ptx(const ir_func *f, const pf_gpu_ptx_options *o, pf_gpu_module *out,
+                    pf_error *err)
 {
+    static const pf_gpu_ptx_options defaults = { 0 };
     memset(out, 0, sizeof *out);
     emit e = { 0 };
     gpu_emit g = { 0 };
     if (gpu_module_begin(&e, &g, f, &hooks, out, err))
         return -1;
     walk_host(&e, f->body);
-    return gpu_module_finish(&e, &g, sm, libdevice_path, err);
+    return gpu_module_finish(&e, &g, o ? o : &defaults, err);
 }

@@ -37,13 +37,23 @@ typedef struct pf_gpu_module {
     pf_gpu_kernel *kernels;
     int host_calls;      /* runtime calls that stay on the host (reconstruction, masks) */
     bool libdevice;      /* CUDA's libdevice was linked in (the program calls math functions) */
+    int fused;           /* multiply-add pairs fused into FMAs (0 with strict_float) */
 } pf_gpu_module;
 
-/* The PTX of f's kernels for `sm` (NULL: PF_GPU_DEFAULT_SM). Math functions come from CUDA's
- * libdevice (libdevice_path, NULL: $CUDA_HOME or /usr/local/cuda's nvvm/libdevice); it is only
- * needed when f calls one. Returns 0, or -1 with err (what is not supported, and where). */
-int pf_gpu_emit_ptx(const ir_func *f, const char *sm, const char *libdevice_path,
-                    pf_gpu_module *out, pf_error *err);
+/* How the kernels are compiled; a zeroed struct (or NULL) is the default. */
+typedef struct pf_gpu_ptx_options {
+    const char *sm;         /* the PTX target; NULL: PF_GPU_DEFAULT_SM */
+    const char *libdevice;  /* CUDA's libdevice; NULL: $CUDA_HOME or /usr/local/cuda's
+                               nvvm/libdevice (only needed when f calls exp, log, ...) */
+    bool strict_float;      /* every product rounded before the add that uses it (the
+                               interpreter's semantics). The default fuses such a pair into one
+                               FMA (codegen/llvm_contract.c), as nvcc (--fmad=true) and Halide's
+                               GPU code do: about an ulp per fused add */
+} pf_gpu_ptx_options;
+
+/* The PTX of f's kernels. Returns 0, or -1 with err (what is not supported, and where). */
+int pf_gpu_emit_ptx(const ir_func *f, const pf_gpu_ptx_options *o, pf_gpu_module *out,
+                    pf_error *err);
 void pf_gpu_module_free(pf_gpu_module *m);
 
 /* The libdevice file pf_gpu_emit_ptx would use, or NULL when there is none. */

@@ -18,6 +18,7 @@ typedef struct pf_pass_stats {
     int bands_refused;    /* pass_bands: asked for but left serial (not provably disjoint) */
     int loops_collapsed;  /* pass_collapse: channel loops merged into their parallel loop */
     int arrays_narrowed;  /* pass_narrow: window arrays declared as long as their counter goes */
+    int gpu_row_windows;  /* pass_gpu_rows: GPU row loops given a register window of rows */
 } pf_pass_stats;
 
 /* pass_narrow.c: a local array filled in order by a counter (ir_fill.h) is declared with as
@@ -37,6 +38,12 @@ ir_func *pf_pass_bounds_gpu(ir_func *f, pf_pass_stats *stats);
 /* pass_ondemand.c: expands on-demand reads (IR_INTERP), with congruence simplification through
  * Z3 unless `congruence` is false. Must run after pass_bounds and before emission. */
 ir_func *pf_pass_ondemand(ir_func *f, bool congruence, pf_pass_stats *stats);
+
+/* pass_gpu_rows.c: on the IR of a plan with GPU stages, a thread loop over rows whose threads
+ * take several rows each, around a thread loop over columns, gives each thread consecutive
+ * rows and reads the rows a vertical stencil shares once per column into registers (a
+ * register window). Runs after pass_ondemand. */
+ir_func *pf_pass_gpu_rows(ir_func *f, pf_pass_stats *stats);
 
 /* pass_channels.c: a pointwise stage's loop over a few channels (constant trip count 2..4)
  * moves into its innermost loops, unrolled, where what every channel computes alike (reads

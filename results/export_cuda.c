@@ -44,7 +44,7 @@ int pf_export_cuda(const pf_export_options *o, const pf_export_source *s,
     ir_func *f = pf_variant_loop_ir(s->prog, &s->pv, plan, &arena, err);
     int rc = f ? 0 : -1;
     if (rc == 0)
-        rc = pf_gpu_emit_ptx(f, PF_GPU_DEFAULT_SM, NULL, &m, err);
+        rc = pf_gpu_emit_ptx(f, NULL, &m, err);
     if (rc == 0)
         rc = pf_cgen_cuda_host(f, &m, t->name, &host, err);
     if (rc == 0)

@@ -24,7 +24,9 @@
 #   anchors  the anchors' gpu_bench on the same GPU, minutes apart;
 #   tune     a small `perfora tune --target cuda` of TUNE_APP (default blur; the search on the
 #            GPU, GPU genes drawn);
-#   blur     blur's GPU schedules and the paper's variant.
+#   blur     blur's GPU schedules and the paper's variant; the fused ones also without the
+#            register window of rows (--no-gpu-rows) and without FMA (--strict-float), as the
+#            kernels were before both (docs/gpu.md §3).
 # Each step has a time limit, and the later steps are skipped once BUDGET_S seconds have passed.
 #
 # Usage, from the repository root, after bench/gpu/bundle.sh (its .gpubundle/bundle.tar.xz is
@@ -152,22 +154,30 @@ step_anchors() {
 
 sched() { printf '%b' "$2" > /tmp/pf_$1.sched; }
 step_blur() {
-  say "# blur $SIZE on the GPU: schedules (kernel median of 201 calls)"
+  say "# blur $SIZE on the GPU: schedules (kernel median of 201 calls); 'rows' and 'fma' off:"
+  say "# --no-gpu-rows, --strict-float"
   sched default ""
   sched fused64x64_64x4 "loop_output exec tile 64 64 gpu 64 4\nloop_temp exec at loop_output\n"
   sched fused64x32_64x8 "loop_output exec tile 64 32 gpu 64 8\nloop_temp exec at loop_output\n"
   sched fused64x128_64x4 "loop_output exec tile 64 128 gpu 64 4\nloop_temp exec at loop_output\n"
   sched fused32x32_32x8 "loop_output exec tile 32 32 gpu 32 8\nloop_temp exec at loop_output\n"
+  sched fused32x64_32x4 "loop_output exec tile 32 64 gpu 32 4\nloop_temp exec at loop_output\n"
+  sched fused64x128_64x8 "loop_output exec tile 64 128 gpu 64 8\nloop_temp exec at loop_output\n"
   sched fused128x32_128x4 "loop_output exec tile 128 32 gpu 128 4\nloop_temp exec at loop_output\n"
   sched root32x8 "loop_output exec tile 32 8 gpu\nloop_temp exec tile 32 8 gpu\n"
   sched root64x4 "loop_output exec tile 64 4 gpu\nloop_temp exec tile 64 4 gpu\n"
   grep -v '^#' apps/blur_paper.sched > /tmp/pf_paper_default_gpu.sched
   for s in default fused64x64_64x4 fused64x32_64x8 fused64x128_64x4 fused32x32_32x8 \
-           fused128x32_128x4 root32x8 root64x4 paper_default_gpu; do
-    left || break
-    r=$(timeout 60 $PERFORA run apps/blur.pf --target cuda --schedule /tmp/pf_$s.sched --time 201 \
-        --in $IMG --out /tmp/blur_$s.png 2>&1)
-    say "$(printf '%-20s %s' $s "$(grep -E 'median|perfora:' <<< "$r" | head -1)")"
+           fused32x64_32x4 fused64x128_64x8 fused128x32_128x4 root32x8 root64x4 \
+           paper_default_gpu; do
+    for m in "" "--no-gpu-rows" "--strict-float" "--no-gpu-rows --strict-float"; do
+      [ -z "$m" ] || [[ $s == fused* || $s == default ]] || continue
+      left || break 2
+      r=$(timeout 60 $PERFORA run apps/blur.pf --target cuda --schedule /tmp/pf_$s.sched \
+          --time 201 $m --in $IMG --out /tmp/blur_$s.png 2>&1)
+      say "$(printf '%-20s %-28s %s' $s "${m:-(rows, fma)}" \
+             "$(grep -E 'median|perfora:' <<< "$r" | head -1)")"
+    done
   done
 }
 

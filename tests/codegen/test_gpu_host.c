@@ -99,7 +99,7 @@ static int launches(const char *app, const char *schedule, int w, int h, recorde
     pf_gpu_module m;
     pf_error perr;
     char lib[1024];
-    if (pf_gpu_emit_ptx(f, NULL, NULL, &m, &perr) != 0) {  /* math without libdevice: SKIP */
+    if (pf_gpu_emit_ptx(f, NULL, &m, &perr) != 0) {  /* math without libdevice: SKIP */
         printf("\n    SKIP (kernel names) %s: %s", app, perr.msg);
         CU_ASSERT(strstr(perr.msg, "libdevice") && !pf_gpu_libdevice_path(lib, sizeof lib));
     }

@@ -196,6 +196,54 @@ static void test_gpu_bounds(void)
     }
 }
 
+/* Rows per thread with a register window (codegen/pass_gpu_rows.c): each thread's rows
+ * consecutive, the rows a vertical stencil shares loaded once, in two versions (windows inside
+ * what the buffer holds, or the rows one by one). The taller image has blocks away from the
+ * image's edges, where the window version runs; at 97x61 every block touches an edge. Each
+ * case against the interpreter; `windows`: row loops rewritten (the IR's window lets show it). */
+static void test_gpu_rows(void)
+{
+    static const struct {
+        const char *app, *sched;
+        bool windows;
+    } cases[] = {
+        { "blur", "", true },  /* 64 x 64 tiles, 64 x 4 threads: 16 rows a thread */
+        { "blur", "loop_output exec tile 32 32 gpu 32 8\nloop_temp exec at loop_output\n", true },
+        /* 32 rows a thread: 16 a pass, two passes */
+        { "blur", "loop_output exec tile 16 64 gpu 16 2\nloop_temp exec at loop_output\n", true },
+        /* temp a kernel of its own: the window reads a global buffer */
+        { "blur", "loop_temp exec tile 32 8 gpu\nloop_output exec tile 32 32 gpu 32 4\n", true },
+        /* a row a thread: nothing to share */
+        { "blur", "loop_output exec tile 32 8 gpu\nloop_temp exec at loop_output\n", false },
+        /* the output's rows two apart */
+        { "blur", "loop_output grid 1 2 1 reconstruct store linear\n"
+                  "loop_output exec tile 32 32 gpu 32 4\n", true },
+        { "unsharp_mask", "", true },
+    };
+    const int tall[2] = { 83, 150 };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pf_program *prog = cg_load_app(cases[i].app);
+        pf_param_values params;
+        pf_params_init(&params, prog);
+        pf_plan *plan = gpu_plan(prog, cases[i].sched);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(plan);
+        char *ir = stage_ir(prog, &params, plan, "rows");
+        int lets = cg_count(ir, "let win_");
+        printf("\n    %-16s case %zu: %d window values", prog->name, i, lets);
+        CU_ASSERT_EQUAL(lets > 0, cases[i].windows);
+        free(ir);
+        on_sizes(prog, &params, plan, 40u + (unsigned)i, "GPU rows");
+        pf_image *in = cg_synthetic(tall[0], tall[1], 3, 60u + (unsigned)i);
+        double d = jit_vs_interp(prog, &params, plan, in);
+        printf("\n    %-16s %3dx%-3d GPU rows max|diff| %.2g", prog->name, tall[0], tall[1], d);
+        CU_ASSERT(d <= tolerance);
+        pf_image_free(in);
+        pf_plan_free(plan);
+        pf_params_free(&params);
+        pf_program_free(prog);
+    }
+}
+
 /* app under sched: its final IR has `want` (and not `absent`, unless NULL), the CUDA backend
  * would run it (no host runtime call), and it equals the interpreter on both sizes. */
 static void run_case(const char *app, const char *sched, const char *want, const char *absent,
@@ -463,7 +511,7 @@ static void random_gpu(const pf_program *prog, int i, unsigned *seed, bool *gpu,
 static void test_random_gpu_schedules(void)
 {
     unsigned seed = 24;
-    int tried = 0, ran = 0, shared = 0, masked = 0, gauss = 0, copies = 0;
+    int tried = 0, ran = 0, shared = 0, masked = 0, gauss = 0, copies = 0, windows = 0;
     for (size_t a = 0; a < sizeof apps / sizeof *apps; a++) {
         pf_program *prog = cg_load_app(apps[a]);
         pf_param_values params;
@@ -495,6 +543,9 @@ static void test_random_gpu_schedules(void)
                                      strstr(pf_sb_str(&text), " importance "));
                 gauss += d >= 0 && strstr(pf_sb_str(&text), "gaussian");
                 copies += d >= 0 && strstr(pf_sb_str(&text), "channels");
+                char *ir = stage_ir(prog, &params, plan, "rows");
+                windows += d >= 0 && strstr(ir, "let win_") != NULL;
+                free(ir);
                 pf_plan_free(plan);
             } else {
                 printf("\n    %-16s random schedule %d refused: %s", prog->name, k, err.msg);
@@ -507,7 +558,8 @@ static void test_random_gpu_schedules(void)
     }
     printf("\n    %d of %d random GPU schedules were valid and ran (%d with adaptive or "
            "importance masks); %d producers in shared memory; %d with Gaussian "
-           "reconstructions, %d with channel copies", ran, tried, masked, shared, gauss, copies);
+           "reconstructions, %d with channel copies, %d with register windows of rows", ran,
+           tried, masked, shared, gauss, copies, windows);
     CU_ASSERT(ran >= tried / 2);
     CU_ASSERT(masked >= 3);
     CU_ASSERT(shared >= 3);
@@ -705,17 +757,24 @@ static void test_cuda_gpu_scatter(void)
     on_cuda(test_gpu_splat_order);
 }
 
+static void test_cuda_gpu_rows(void)
+{
+    on_cuda(test_gpu_rows);
+}
+
 static void test_cuda_gpu_gauss(void)
 {
     on_cuda(test_gpu_gauss);
 }
 
 PF_TEST_SUITE(codegen_gpu_run, PF_TEST(test_cuda_default_gpu_schedule),
-              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_gpu_gauss),
+              PF_TEST(test_cuda_gpu_fill), PF_TEST(test_cuda_gpu_rows),
+              PF_TEST(test_cuda_gpu_gauss),
               PF_TEST(test_cuda_gpu_scatter), PF_TEST(test_cuda_random_gpu_schedules))
 
 PF_TEST_SUITE(codegen_gpu_lower, PF_TEST(test_gpu_genes), PF_TEST(test_verifier_gpu_rules),
               PF_TEST(test_default_gpu_schedule), PF_TEST(test_gpu_bounds),
+              PF_TEST(test_gpu_rows),
               PF_TEST(test_gpu_fill), PF_TEST(test_gpu_gauss),
               PF_TEST(test_gpu_scatter_exact), PF_TEST(test_gpu_scatter_refused),
               PF_TEST(test_gpu_splat_order), PF_TEST(test_random_gpu_schedules))

@@ -45,6 +45,9 @@ static pf_plan *gpu_plan(const pf_program *prog, const char *text)
     return p;
 }
 
+/* --strict-float for the next emit_ptx (test_ptx_fma). */
+static bool strict_float;
+
 static int emit_ptx(const char *app, const char *sched, const char *path)
 {
     pf_program *prog = cg_load_app(app);
@@ -53,6 +56,7 @@ static int emit_ptx(const char *app, const char *sched, const char *path)
     pf_compile_options o = { 0 };
     o.backend = PF_BACKEND_CUDA;
     o.emit_ptx = path;
+    o.strict_float = strict_float;
     unlink(path);
     pf_error err;
     pf_plan *plan = sched ? gpu_plan(prog, sched) : NULL;
@@ -180,6 +184,37 @@ static void test_ptx_every_app(void)
         unlink(path);
     }
     rmdir(dir);
+}
+
+/* A product used only by an add is one fma.rn.f32 in the kernels, as nvcc makes it (its
+ * default --fmad=true) and Halide's GPU code; --strict-float rounds both, as the interpreter
+ * does. The blur: a product and an add per tap; fused, each pair one fma. */
+static void test_ptx_fma(void)
+{
+    char path[] = "/tmp/perfora-ptx-fma-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    int pairs = 0;
+    for (int strict = 1; strict >= 0; strict--) {
+        strict_float = strict;
+        int kernels = 0;
+        char *ptx = ptx_of("blur", NULL, path, &kernels);
+        strict_float = false;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ptx);
+        int fma = cg_count(ptx, "fma.rn.f32"), mul = cg_count(ptx, "mul.rn.f32"),
+            add = cg_count(ptx, "add.rn.f32");
+        printf("\n    blur%-15s fma %d, mul %d, add %d", strict ? " --strict-float" : "", fma,
+               mul, add);
+        if (strict) {
+            pairs = mul;
+            CU_ASSERT(mul >= 34 && add == mul && fma == 0);
+        } else {
+            CU_ASSERT(fma == pairs && mul == 0 && add == 0);
+        }
+        free(ptx);
+    }
+    unlink(path);
 }
 
 /* Every kernel declares its block (.maxntid), so ptxas keeps its registers within what the
@@ -355,7 +390,7 @@ static void check_launches(const char *label, const char *app, const char *sched
         CU_ASSERT_PTR_NOT_NULL_FATAL(f);
         pf_gpu_module m;
         char lib[1024];
-        if (pf_gpu_emit_ptx(f, NULL, NULL, &m, &err) != 0) {
+        if (pf_gpu_emit_ptx(f, NULL, &m, &err) != 0) {
             CU_ASSERT(strstr(err.msg, "libdevice") && !pf_gpu_libdevice_path(lib, sizeof lib));
             printf("\n    SKIP %s: %s", label, err.msg);
         } else {
@@ -431,7 +466,8 @@ static void test_no_driver(void)
     }
 }
 
-PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_ptx_launch_bounds),
+PF_TEST_SUITE(codegen_gpu_ptx, PF_TEST(test_ptx_every_app), PF_TEST(test_ptx_fma),
+              PF_TEST(test_ptx_launch_bounds),
               PF_TEST(test_ptx_masks),
               PF_TEST(test_ptx_runtime_kernels),
               PF_TEST(test_launch_params),

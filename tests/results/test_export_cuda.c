@@ -110,7 +110,7 @@ static char *walk_of(const char *app, const char *schedule, int w, int h)
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     pf_gpu_module m;
     char *out = NULL;
-    if (pf_gpu_emit_ptx(f, NULL, NULL, &m, &err) == 0) {
+    if (pf_gpu_emit_ptx(f, NULL, &m, &err) == 0) {
         walk_text wt = { f, &m, pf_xcalloc((size_t)f->n_buffers + 1, 8), { 0 } };
         pf_sb_init(&wt.out);
         for (int i = 0; i < f->n_buffers; i++)  /* shared windows have no device memory */
