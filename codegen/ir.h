@@ -245,6 +245,9 @@ struct ir_stmt {
                                 of the loop before any partitioning); NULL = lo */
     int width;               /* FOR: vector width or unroll factor; GPU_THREAD: threads */
     int gpu_dim;             /* FOR, GPU_BLOCK or GPU_THREAD: grid/block dimension 0..2 */
+    int64_t span;            /* FOR, GPU_THREAD: hi - lo is at most this in every block (a
+                                producer's region in its consumer's block; lower_at.c); 0:
+                                not known */
     ir_expr *cond;           /* IF */
     ir_stmt *then_s, *else_s;/* IF; FOR and ALLOC: then_s is the body */
     ir_expr **window;        /* ALLOC of a window buffer: origin d at [2d], size d at [2d+1] */

@@ -179,6 +179,7 @@ typedef struct nest_loop {
     bool banded;
     int gpu_dim;
     uint8_t serial_why;  /* ir_audit.h */
+    int64_t span;        /* a GPU thread loop's hi - lo in every block, at most (0: unknown) */
 } nest_loop;
 
 /* The loop order, innermost first (perforate/exec.h: d for variable d, PF_EXEC_TILE_LOOP(d)
@@ -218,7 +219,7 @@ static nest_loop tile_loop(lower_ctx *c, const nest_spec *ns, nest_loop *inner, 
     ir_var *o = ir_var_new(f, name, IR_I32, IR_VAR_LOOP);
     ir_expr *big = lower_step_mul(f, inner->step, t);
     nest_loop l = { o, inner->lo, inner->hi, big, inner->align, IR_LOOP_SERIAL, 1, 0, NULL,
-                    false, 0, 0 };
+                    false, 0, 0, 0 };
     inner->lo = ir_ref(f, o);
     ir_expr *end = irf_bin(f, IR_ADD, ir_ref(f, o), big);  /* < 2^31: o < 2^30, big <= 2^30 */
     if (ns->fill)  /* a tile filled on its own also computes the next tile's first sample */
@@ -272,6 +273,7 @@ static bool plan_gpu(lower_ctx *c, const pf_stage *st, const int *ids, nest_loop
             out[i].kind = IR_LOOP_GPU_THREAD;
             out[i].gpu_dim = id;
             out[i].width = producer ? region_threads[id] : pf_exec_gpu_threads(g, id);
+            out[i].span = producer ? c->region->most[id] : 0;
         }
     }
     return true;
@@ -290,7 +292,7 @@ static int plan_loops(lower_ctx *c, const nest_spec *ns, ir_var **vars, nest_loo
     nest_loop loops[IR_MAX_DIMS] = { 0 }, tiles[2];
     for (int d = 0; d < k; d++) {
         nest_loop l = { vars[d], ns->lo[d], ns->hi[d], ns->step[d], ns->align[d],
-                        IR_LOOP_SERIAL, 1, 0, NULL, false, 0, 0 };
+                        IR_LOOP_SERIAL, 1, 0, NULL, false, 0, 0, 0 };
         loops[d] = l;
     }
     bool tiled[2] = { false, false };
@@ -405,6 +407,7 @@ static ir_stmt *build_nest(lower_ctx *c, nest_spec *ns, ir_var **vars)
         nest->banded = l->banded;
         nest->gpu_dim = l->gpu_dim;
         nest->serial_why = l->serial_why;
+        nest->span = l->span;
         nest->align = l->align;
         nest->text = l->label;
     }

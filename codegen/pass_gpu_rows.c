@@ -1,5 +1,6 @@
-/* Rows per thread with a register window (GPU plans): a thread that computes several rows of
- * a column reads each row of a vertical stencil once, not once per tap.
+/* Rows (or columns) per thread with a register window (GPU plans): a thread that computes
+ * several rows of a column reads each row of a vertical stencil once, not once per tap; the
+ * same for the columns of a row and a horizontal stencil.
  *
  * A `gpu 64 4` gene on a 64 x 64 tile deals each thread 16 rows of one column, cyclically
  * (rows t, t + 4, ...), and the blur's output reads its 17 taps temp[x, y - 8 .. y + 8] from
@@ -21,6 +22,11 @@
  *               if (yb + s < hi) body(yb + s)  ...      R copies
  *           else
  *               for y = yb .. min(yb + R s, hi) step s: body(y)
+ *
+ * Columns: a thread loop over x with no loop inside becomes the loop over blocks of R columns
+ * the same way (no column loop to move outside). A loop's span comes from its bound (a stage's
+ * own tile: hi = min(lo + C, ...)) or from the lowering (ir_stmt.span: a producer's region,
+ * whose loop bounds are clamped to the image).
  *
  * The window's loads run whether or not the rows that use them do, hence the test that they
  * are inside B (a window's origin and size, else its extents): it fails only in blocks at the
@@ -89,9 +95,12 @@ static bool var_plus_const(const ir_expr *e, const ir_var *v, int64_t *c)
     return false;
 }
 
-/* C where hi is min(lo + C, ...) or lo + C: a bound on the loop's span; 0 if none is seen. */
+/* A bound on hi - lo: the lowering's (a producer's region), else C where hi is min(lo + C, ...)
+ * or lo + C (a stage's own tile); 0 if none is known. */
 static int64_t span_bound(const ir_stmt *loop)
 {
+    if (loop->span > 0)
+        return loop->span;
     const ir_expr *hi = loop->hi;
     const ir_expr *cand[2] = { hi, NULL };
     if (hi->kind == IR_BIN && hi->op == IR_MIN) {
@@ -387,7 +396,7 @@ static int find_windows(rows_ctx *c, ir_stmt **copy, int64_t r)
 /* Elsewhere: the thread's rows one at a time, loading their taps as before (a loop, not
  * copies: the copies' row addresses, hoisted out of the column loop by LLVM, took 126
  * registers a thread). */
-static ir_stmt *rows_one_by_one(rows_ctx *c, const ir_stmt *rows, const ir_stmt *cols,
+static ir_stmt *rows_one_by_one(rows_ctx *c, const ir_stmt *rows, const ir_stmt *body,
                                 int64_t r, int64_t s)
 {
     ir_func *f = c->f;
@@ -395,25 +404,26 @@ static ir_stmt *rows_one_by_one(rows_ctx *c, const ir_stmt *rows, const ir_stmt 
     ir_subst sub;
     ir_subst_init(&sub, f);
     sub.to[rows->var->id] = ir_ref(f, y);
-    ir_stmt *body = ir_clone_stmt(f, &sub, cols->then_s);
+    ir_stmt *copy = ir_clone_stmt(f, &sub, body);
     ir_subst_free(&sub);
     ir_expr *hi = irf_bin(f, IR_MIN, row_at(c, r * s), rows->hi);
     return ir_for(f, y, ir_ref(f, (ir_var *)c->yb), hi, ir_const_i32(f, (int32_t)s),
-                  IR_LOOP_SERIAL, body);
+                  IR_LOOP_SERIAL, copy);
 }
 
-/* The rewrite of row loop `rows` around column loop `cols`, or NULL when no load is read by
- * more than one row. The column's body becomes two versions: where every window row is inside
- * what its buffer holds (every block but those at the image's edges), the windows are loaded
- * once and the rows read them; elsewhere the rows run as before. */
-static ir_stmt *register_window(rows_ctx *c, const ir_stmt *rows, const ir_stmt *cols,
+/* The loop `rows` over blocks of r of its lines (rows, or columns), each iteration running
+ * `body` for its lines, or NULL when no load is read by two of them. The body becomes two
+ * versions: where every window line is inside what its buffer holds (every block but those at
+ * the image's edges), the windows are loaded once and the lines read them; elsewhere the lines
+ * run as before. */
+static ir_stmt *register_window(rows_ctx *c, const ir_stmt *rows, const ir_stmt *body,
                                 int64_t r, int64_t s)
 {
     ir_func *f = c->f;
     c->yb = ir_var_new(f, rows->var->name, IR_I32, IR_VAR_LOOP);
     ir_stmt *copy[MAX_ROWS];
     for (int64_t j = 0; j < r; j++)
-        copy[j] = row_copy(c, rows, cols->then_s, j, s);
+        copy[j] = row_copy(c, rows, body, j, s);
     int hoisted = find_windows(c, copy, r);
     if (!hoisted) {
         free(c->inside);
@@ -433,25 +443,24 @@ static ir_stmt *register_window(rows_ctx *c, const ir_stmt *rows, const ir_stmt 
     y->align = NULL;
     free(c->inside);
     y->then_s = ir_if(f, windows_held(c), ir_list_block(f, &fast),
-                      rows_one_by_one(c, rows, cols, r, s));
-    /* The column loop outside: inside it, LLVM hoisted what the row copies compute from the
-     * row alone (16 output row addresses, the rows' guards) out of the column loop, which
-     * runs once a thread: 98 registers a thread. */
-    ir_stmt *x = pf_arena_memdup(f->arena, cols, sizeof *cols);
-    x->then_s = y;
+                      rows_one_by_one(c, rows, body, r, s));
     if (c->stats)
         c->stats->gpu_row_windows++;
-    return x;
+    return y;
 }
 
-/* A GPU row loop rewritten, or NULL to look inside. */
+/* A GPU thread loop over rows (around a loop over columns) or over columns (around no loop)
+ * rewritten, or NULL to look inside. */
 static ir_stmt *try_loop(void *ctx, const ir_stmt *s)
 {
     rows_ctx *c = ctx;
-    int64_t step = 1, span = s->loop_kind == IR_LOOP_GPU_THREAD && s->gpu_dim == 1
-                                 ? span_bound(s) : 0;
-    const ir_stmt *cols = span ? sole_column_loop(s) : NULL;
-    if (!cols || (s->step && !ir_is_const(s->step, &step)) || step < 1 || s->width < 1)
+    if (s->loop_kind != IR_LOOP_GPU_THREAD || s->width < 1)
+        return NULL;
+    const ir_stmt *cols = s->gpu_dim == 1 ? sole_column_loop(s) : NULL;
+    const ir_stmt *body = cols ? cols->then_s : s->then_s;
+    int64_t step = 1, span = span_bound(s);
+    if ((s->gpu_dim == 1 && !cols) || s->gpu_dim > 1 || ir_has_loop(body) ||
+        (s->step && !ir_is_const(s->step, &step)) || step < 1)
         return NULL;
     int64_t r = span / ((int64_t)s->width * step);
     r = r > MAX_ROWS ? MAX_ROWS : r;
@@ -461,8 +470,16 @@ static ir_stmt *try_loop(void *ctx, const ir_stmt *s)
     mark_stored(s->then_s, stored);
     c->stored = stored;
     c->n_groups = 0;
-    ir_stmt *out = register_window(c, s, cols, r, step);
+    ir_stmt *out = register_window(c, s, body, r, step);
     free(stored);
+    if (out && cols) {
+        /* The column loop outside the rows: inside it, LLVM hoisted what the row copies
+         * compute from the row alone (16 output row addresses, the rows' guards) out of the
+         * column loop, which runs once a thread: 98 registers a thread, 63 so. */
+        ir_stmt *x = pf_arena_memdup(c->f->arena, cols, sizeof *cols);
+        x->then_s = out;
+        out = x;
+    }
     return out;
 }
 

@@ -42,7 +42,8 @@ ir_func *pf_pass_ondemand(ir_func *f, bool congruence, pf_pass_stats *stats);
 /* pass_gpu_rows.c: on the IR of a plan with GPU stages, a thread loop over rows whose threads
  * take several rows each, around a thread loop over columns, gives each thread consecutive
  * rows and reads the rows a vertical stencil shares once per column into registers (a
- * register window). Runs after pass_ondemand. */
+ * register window); the same for a thread loop over columns and a horizontal stencil. Runs
+ * after pass_ondemand. */
 ir_func *pf_pass_gpu_rows(ir_func *f, pf_pass_stats *stats);
 
 /* pass_channels.c: a pointwise stage's loop over a few channels (constant trip count 2..4)

@@ -112,9 +112,9 @@ static void redraw_field(const pf_genome_ctx *c, pf_rng *r, pf_schedule *s, int 
 /* ---- for a GPU target ----
  * A stage of two to four variables, not serial or serial with only atomic adds
  * (pf_stage_accumulates), gets `tile TX TY gpu TTX TTY` (tiles of {16 .. 128} x {4 .. 64}
- * points, the tile's width or half of it in threads along x; along y, 1, 2, 4, 8 or 16 rows a
- * thread (at least one thread), whose vertical stencils then share loads through a register
- * window (codegen/pass_gpu_rows.c); at most 1024 threads), or is computed in its sole
+ * points; 1, 2 or 4 columns a thread along x, and 1, 2, 4, 8 or 16 rows along y (at least one
+ * thread each way), whose stencils then share loads through a register window of columns or
+ * rows (codegen/pass_gpu_rows.c); at most 1024 threads), or is computed in its sole
  * consumer's blocks, in shared memory (neither serial; the consumer then gets a GPU tiling of
  * its own). Other stages keep the default: plain loops, which run as a kernel of one thread. */
 
@@ -135,7 +135,7 @@ static bool gpu_fusable(const pf_program *prog, int stage)
 
 static void draw_gpu_threads(pf_rng *r, pf_exec_gene *g)
 {
-    g->threads[0] = g->tile[0] >> pf_rng_below(r, 2);
+    g->threads[0] = g->tile[0] >> pf_rng_below(r, 3);
     g->threads[1] = g->tile[1] >> pf_rng_below(r, 5);
     g->threads[1] = g->threads[1] < 1 ? 1 : g->threads[1];
     while (g->threads[0] * g->threads[1] > PF_EXEC_MAX_THREADS)

@@ -163,12 +163,15 @@ step_blur() {
   sched fused32x32_32x8 "loop_output exec tile 32 32 gpu 32 8\nloop_temp exec at loop_output\n"
   sched fused32x64_32x4 "loop_output exec tile 32 64 gpu 32 4\nloop_temp exec at loop_output\n"
   sched fused64x128_64x8 "loop_output exec tile 64 128 gpu 64 8\nloop_temp exec at loop_output\n"
+  sched fused64x64_16x16 "loop_output exec tile 64 64 gpu 16 16\nloop_temp exec at loop_output\n"
+  sched fused128x64_32x8 "loop_output exec tile 128 64 gpu 32 8\nloop_temp exec at loop_output\n"
   sched fused128x32_128x4 "loop_output exec tile 128 32 gpu 128 4\nloop_temp exec at loop_output\n"
   sched root32x8 "loop_output exec tile 32 8 gpu\nloop_temp exec tile 32 8 gpu\n"
   sched root64x4 "loop_output exec tile 64 4 gpu\nloop_temp exec tile 64 4 gpu\n"
   grep -v '^#' apps/blur_paper.sched > /tmp/pf_paper_default_gpu.sched
   for s in default fused64x64_64x4 fused64x32_64x8 fused64x128_64x4 fused32x32_32x8 \
-           fused32x64_32x4 fused64x128_64x8 fused128x32_128x4 root32x8 root64x4 \
+           fused32x64_32x4 fused64x128_64x8 fused64x64_16x16 fused128x64_32x8 \
+           fused128x32_128x4 root32x8 root64x4 \
            paper_default_gpu; do
     for m in "" "--no-gpu-rows" "--strict-float" "--no-gpu-rows --strict-float"; do
       [ -z "$m" ] || [[ $s == fused* || $s == default ]] || continue
