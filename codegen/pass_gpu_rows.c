@@ -126,7 +126,7 @@ static const ir_stmt *sole_column_loop(const ir_stmt *rows)
     if (!b || b->kind != IR_S_FOR || b->loop_kind != IR_LOOP_GPU_THREAD || b->gpu_dim != 0)
         return NULL;
     if (ir_expr_uses_var(b->lo, rows->var) || ir_expr_uses_var(b->hi, rows->var) ||
-        ir_expr_uses_var(b->step, rows->var) || ir_has_loop(b->then_s))
+        ir_expr_uses_var(b->step, rows->var))
         return NULL;
     return b;
 }
