@@ -32,6 +32,7 @@ typedef struct worker {
     pid_t pid;
     int fd;                /* master's end of the socket; -1 when not running */
     bool ready, busy, killed;
+    bool ending;           /* sent its last record ('Z'): no more work; its exit is expected */
     job job;               /* the candidate it is measuring (busy) */
     double last_heard;     /* ms: start, or the last message */
 } worker;
@@ -240,8 +241,9 @@ static int on_message(pool *p, int i, pf_error *err)
         w->ready = true;
     else if (type == 'F')
         rc = pf_fail(err, "pool worker %d could not start: %s", i, msg);
-    else if (type == 'E')
+    else if (type == 'E' || type == 'Z')
         rc = on_record(p, w, i, msg, err);
+    w->ending = w->ending || type == 'Z';
     free(msg);
     return rc;
 }
@@ -269,7 +271,7 @@ static int dispatch(pool *p, int i, pf_error *err)
 static int dispatch_all(pool *p, pf_error *err)
 {
     for (int i = 0; i < p->jobs && p->q_n > 0; i++)
-        if (p->w[i].ready && !p->w[i].busy && dispatch(p, i, err) != 0)
+        if (p->w[i].ready && !p->w[i].busy && !p->w[i].ending && dispatch(p, i, err) != 0)
             return -1;
     return 0;
 }

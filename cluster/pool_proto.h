@@ -3,7 +3,8 @@
  * started with exec), 'Q' request {"id","set","schedule","frontier":[[error,time],...]},
  * 'X' exit.
  * Worker -> master: 'R' ready, 'F' failed to start (message), 'H' heartbeat (phase), 'E' the
- * evaluation record (search/eval.h's JSON). */
+ * evaluation record (search/eval.h's JSON), 'Z' the same as its last: the worker ends after it
+ * (a candidate faulted the GPU context; the master gives it no more work and starts another). */
 #ifndef PF_CLUSTER_POOL_PROTO_H
 #define PF_CLUSTER_POOL_PROTO_H
 

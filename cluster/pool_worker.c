@@ -175,12 +175,15 @@ static void serve(pf_eval_worker *w, int fd, const char *request)
         pf_eval_worker_evaluate(w, q.id, q.set, q.schedule, &rec);
     }
     pf_pool_request_free(&q);
+    /* A candidate that faulted the GPU leaves the context lost: a fresh process has a fresh
+     * one. 'Z' tells the master before it sends another candidate, which would otherwise be
+     * recorded as this exit's crash. */
+    bool broken = pf_eval_worker_broken(w);
     char *json = pf_record_to_json(&rec);
-    pf_pool_send(fd, 'E', json, strlen(json));
+    pf_pool_send(fd, broken ? 'Z' : 'E', json, strlen(json));
     free(json);
     pf_record_free(&rec);
-    if (pf_eval_worker_broken(w))  /* a candidate faulted the GPU: a fresh process has a fresh
-                                      context (the master restarts a worker that ends) */
+    if (broken)
         _exit(3);
 }
 

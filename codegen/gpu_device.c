@@ -364,6 +364,19 @@ static int walk(pf_gpu_program *p, pf_error *err)
     return rc;
 }
 
+/* After a failed call: when the context no longer synchronizes, a kernel faulted (a fault is
+ * reported by whichever call comes next, a launch, an event, a copy) and nothing runs on this
+ * context again; the message says so. */
+static void check_lost(pf_gpu_program *p, pf_error *err)
+{
+    if (p->lost || !pf_cuda_synchronize(p->cuda, NULL))
+        return;
+    p->lost = context_lost = true;
+    snprintf(p->lost_msg, sizeof p->lost_msg, "%.*s (the CUDA context is lost)",
+             PF_ERROR_MAX - 32, err->msg);
+    pf_fail(err, "%s", p->lost_msg);
+}
+
 /* The launches of one call, between the two events: the recorded walk when the extents are
  * those it was recorded for, else the walk (recorded). */
 static int run_kernels(pf_gpu_program *p, pf_device_times *t, pf_error *err)
@@ -379,12 +392,6 @@ static int run_kernels(pf_gpu_program *p, pf_device_times *t, pf_error *err)
     if (rc == 0)
         rc = pf_cuda_event_ms(p->cuda, p->ev[0], p->ev[1], &t->kernel_ms, err);
     t->launches = p->launches;
-    if (rc && pf_cuda_synchronize(p->cuda, NULL)) {  /* a fault: nothing runs on this context */
-        p->lost = context_lost = true;
-        snprintf(p->lost_msg, sizeof p->lost_msg, "%.*s (the CUDA context is lost)",
-                 PF_ERROR_MAX - 32, err->msg);
-        pf_fail(err, "%s", p->lost_msg);
-    }
     return rc;
 }
 
@@ -415,6 +422,8 @@ int pf_gpu_program_run(pf_gpu_program *p, const pf_buffer *args, pf_device_times
         rc = download(p, &args[i], p->dptr[f->args[i]->id], err);
     t->download_ms = pf_now_ms() - t1;
     p->resident = rc == 0;
+    if (rc)
+        check_lost(p, err);
     return rc;
 }
 
@@ -426,7 +435,9 @@ int pf_gpu_program_rerun(pf_gpu_program *p, pf_device_times *t, pf_error *err)
     if (!p->resident)
         return pf_fail(err, "internal error: CUDA: a run again without a run before it");
     int rc = pf_cuda_make_current(p->cuda, err);
-    return rc ? rc : run_kernels(p, t, err);
+    if (rc == 0 && (rc = run_kernels(p, t, err)) != 0)
+        check_lost(p, err);
+    return rc;
 }
 
 const char *pf_gpu_program_device(const pf_gpu_program *p)

@@ -201,11 +201,14 @@ static double time_calls(pf_eval_worker *w, pf_variant *v, eval_image *im, int c
 {
     if (candidate)
         arm(w, limit_ms(w, im->t_exact_ms, calls));
-    pf_error err;
+    pf_error err = { 0 };
     /* on a device, its kernels' time (the transfers are not the variant's) */
     double t = pf_eval_time_calls(w, v, im->io.buf, calls, !candidate, &err);
     if (candidate)
         disarm(w);
+    if (t < 0)
+        snprintf(w->timing_error, sizeof w->timing_error, "%.200s",
+                 err.msg[0] ? err.msg : "no reason given");
     return t;
 }
 
@@ -243,7 +246,9 @@ static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, int s
     int status = probe < 0 ? -1 : 0;
     for (int s = 0; s < n && status == 0; s++) {
         te[s] = time_calls(w, w->exact, im, r, false) / r;
-        tc[s] = time_calls(w, cand, im, rc, true) / rc;
+        /* not after a failed exact block: its reason is the record's (a fault the candidate
+         * left on the GPU shows there first) */
+        tc[s] = te[s] < 0 ? -1 : time_calls(w, cand, im, rc, true) / rc;
         if (te[s] < 0 || tc[s] < 0)
             status = -1;
         else
@@ -258,7 +263,7 @@ static int time_image(pf_eval_worker *w, eval_image *im, pf_variant *cand, int s
         m->runs = rc;
         m->samples = n;
     } else {
-        pf_record_set_invalid(out, "a timed call failed on %s", im->name);
+        pf_record_set_invalid(out, "a timed call failed on %s: %s", im->name, w->timing_error);
     }
     free(te);
     return status;
@@ -304,7 +309,7 @@ static int warm_up(pf_eval_worker *w, eval_image *im, pf_variant *cand, pf_eval_
 {
     if (time_calls(w, w->exact, im, 1, false) >= 0 && time_calls(w, cand, im, 1, true) >= 0)
         return 0;
-    pf_record_set_invalid(out, "a timed call failed on %s", im->name);
+    pf_record_set_invalid(out, "a timed call failed on %s: %s", im->name, w->timing_error);
     return -1;
 }
 

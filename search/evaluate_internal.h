@@ -40,6 +40,7 @@ struct pf_eval_worker {
     bool alarms;
     pf_eval_heartbeat_fn beat;
     void *beat_ctx;
+    char timing_error[256];      /* why the last timed call that failed did (its record says) */
     char hook_kind[16];          /* PF_SEARCH_TEST_HOOK, split */
     char *hook_text;
 };

@@ -43,8 +43,9 @@ endif()
 # The search over MPI, end to end: mpirun (the launcher of PF_MPI) runs the perfora binary.
 pf_test_module(cluster pf_results pf_cluster pf_search pf_perforate pf_codegen pf_dataset pf_lang)
 target_compile_definitions(test_cluster PRIVATE PF_PERFORA_EXE="$<TARGET_FILE:perfora>"
-                           PF_MPIEXEC="${PF_MPIEXEC}" PF_MPI_FLAVOR="${PF_MPI}")
-add_dependencies(test_cluster perfora)
+                           PF_MPIEXEC="${PF_MPIEXEC}" PF_MPI_FLAVOR="${PF_MPI}"
+                           PF_FAKE_CUDA="$<TARGET_FILE:fake_cuda>")
+add_dependencies(test_cluster perfora fake_cuda)
 set_tests_properties(cluster PROPERTIES LABELS "cluster;mpi")
 # Exported libraries (tests/export/): perfora export, then CMake and make builds of each library,
 # a plain C client linked against them and compared with the JIT's output (export_ref).

@@ -1,0 +1,136 @@
+/* A GPU kernel that faults, without a GPU: perfora's CUDA backend on tests/export/fake_cuda.c
+ * (a stand-in driver that runs no kernel; FAKE_CUDA_FAULT=N makes the Nth launch of a process
+ * fail with an illegal address, sticky as a real fault is). `perfora run --target cuda` says
+ * what failed and that the context is lost; `perfora tune --target cuda` records the candidate
+ * that faulted as invalid with the driver's message, starts a fresh worker (a fresh context),
+ * and blames no other candidate: the worker's last record tells the pool it ends ('Z'), where
+ * before the next candidate was sent to the ending worker and recorded as its crash. */
+#include "results/rundir.h"
+#include "search/eval.h"
+#include "tests/harness/harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define IMAGE PF_SOURCE_DIR "/data/images/test/man_made_sklearn-china_256x192.png"
+
+/* Runs perfora with args on the fake driver (fault: FAKE_CUDA_FAULT, or NULL), its stderr
+ * to err_path; returns its exit status. */
+static int perfora(const char *fault, const char *err_path, const char *const *args)
+{
+    const char *argv[48];
+    int k = 0;
+    argv[k++] = "perfora";
+    for (int i = 0; args[i] && k < 47; i++)
+        argv[k++] = args[i];
+    argv[k] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("PF_CUDA_DRIVER", PF_FAKE_CUDA, 1);
+        setenv("FAKE_CUDA_LOG", "/dev/null", 1);
+        if (fault)
+            setenv("FAKE_CUDA_FAULT", fault, 1);
+        else
+            unsetenv("FAKE_CUDA_FAULT");
+        if (!freopen(err_path, "w", stderr) || !freopen("/dev/null", "w", stdout))
+            _exit(126);
+        execv(PF_PERFORA_EXE, (char **)argv);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        ;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *s = calloc(1 << 20, 1);
+    size_t n = fread(s, 1, (1 << 20) - 1, f);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void test_run_fault_says_context_lost(void)
+{
+    char dir[] = "/tmp/perfora-gpufault-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char out[256], err[256];
+    snprintf(out, sizeof out, "%s/out.png", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    const char *args[] = { "run", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda", "--in",
+                           IMAGE, "--out", out, "--time", "3", NULL };
+    int rc = perfora(NULL, err, args);
+    printf("\n    fake driver, no fault: exit %d", rc);
+    CU_ASSERT_EQUAL(rc, 0);
+    rc = perfora("1", err, args);
+    char *text = slurp(err);
+    printf("\n    fault at the first launch: exit %d: %s", rc, text ? text : "(no stderr)");
+    CU_ASSERT_EQUAL(rc, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "illegal memory access"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "(the CUDA context is lost)"));
+    free(text);
+    unlink(out);
+    unlink(err);
+    rmdir(dir);
+}
+
+/* The run's records, and how many are valid, invalid with the fault's message, or crashes. */
+static void count_records(const char *run, int *valid, int *faulted, int *crashed, int *n)
+{
+    char *path = pf_run_path(run, PF_RUN_EVALUATIONS);
+    char *text = slurp(path);
+    free(path);
+    *valid = *faulted = *crashed = *n = 0;
+    for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+        pf_eval_record r;
+        if (pf_record_from_json(line, &r, NULL) != 0)
+            continue;
+        (*n)++;
+        *valid += r.valid;
+        *faulted += !r.valid && r.reason && strstr(r.reason, "illegal memory access") &&
+                    strstr(r.reason, "(the CUDA context is lost)");
+        *crashed += !r.valid && r.reason && strncmp(r.reason, "crashed", 7) == 0;
+        pf_record_free(&r);
+    }
+    free(text);
+}
+
+static void test_tune_fault_blames_only_its_candidate(void)
+{
+    char dir[] = "/tmp/perfora-gpufault-XXXXXX";
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    char run[256], err[256];
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    const char *args[] = { "tune", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda", "--out",
+                           run, "--resolution", "256x192", "--max-images", "1", "--population",
+                           "6", "--generations", "2", "--jobs", "1", "--samples", "1",
+                           "--min-sample-ms", "1", "--screen-ms", "0", NULL };
+    /* every worker process faults at its 40th launch: some candidates in each generation */
+    int rc = perfora("40", err, args);
+    int valid, faulted, crashed, n;
+    count_records(run, &valid, &faulted, &crashed, &n);
+    printf("\n    fault at each worker's 40th launch: exit %d, %d records: %d valid, %d with the "
+           "driver's message, %d crashes", rc, n, valid, faulted, crashed);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(faulted >= 2);   /* at least one worker restarted and faulted again */
+    CU_ASSERT(valid >= 2);     /* the candidates between faults were measured */
+    CU_ASSERT_EQUAL(crashed, 0);
+    CU_ASSERT_EQUAL(valid + faulted, n);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
+PF_TEST_SUITE(cluster_gpu_fault, PF_TEST(test_run_fault_says_context_lost),
+              PF_TEST(test_tune_fault_blames_only_its_candidate))
