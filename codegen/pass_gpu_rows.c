@@ -351,13 +351,12 @@ static void hoist(rows_ctx *c, group *g, int row, ir_list *l)
     }
 }
 
-/* Copy j of the column loop's body, the row being yb + j s. */
-static ir_stmt *row_copy(rows_ctx *c, const ir_stmt *rows, const ir_stmt *body, int64_t j,
-                         int64_t s)
+/* A copy of body with the row loop's variable replaced by `row`. */
+static ir_stmt *body_at(rows_ctx *c, const ir_stmt *rows, const ir_stmt *body, ir_expr *row)
 {
     ir_subst sub;
     ir_subst_init(&sub, c->f);
-    sub.to[rows->var->id] = row_at(c, j * s);
+    sub.to[rows->var->id] = row;
     ir_stmt *r = ir_clone_stmt(c->f, &sub, body);
     ir_subst_free(&sub);
     return r;
@@ -401,14 +400,9 @@ static ir_stmt *rows_one_by_one(rows_ctx *c, const ir_stmt *rows, const ir_stmt 
 {
     ir_func *f = c->f;
     ir_var *y = ir_var_new(f, rows->var->name, IR_I32, IR_VAR_LOOP);
-    ir_subst sub;
-    ir_subst_init(&sub, f);
-    sub.to[rows->var->id] = ir_ref(f, y);
-    ir_stmt *copy = ir_clone_stmt(f, &sub, body);
-    ir_subst_free(&sub);
     ir_expr *hi = irf_bin(f, IR_MIN, row_at(c, r * s), rows->hi);
     return ir_for(f, y, ir_ref(f, (ir_var *)c->yb), hi, ir_const_i32(f, (int32_t)s),
-                  IR_LOOP_SERIAL, copy);
+                  IR_LOOP_SERIAL, body_at(c, rows, body, ir_ref(f, y)));
 }
 
 /* The loop `rows` over blocks of r of its lines (rows, or columns), each iteration running
@@ -423,7 +417,7 @@ static ir_stmt *register_window(rows_ctx *c, const ir_stmt *rows, const ir_stmt 
     c->yb = ir_var_new(f, rows->var->name, IR_I32, IR_VAR_LOOP);
     ir_stmt *copy[MAX_ROWS];
     for (int64_t j = 0; j < r; j++)
-        copy[j] = row_copy(c, rows, body, j, s);
+        copy[j] = body_at(c, rows, body, row_at(c, j * s));
     int hoisted = find_windows(c, copy, r);
     if (!hoisted) {
         free(c->inside);

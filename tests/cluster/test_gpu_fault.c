@@ -5,6 +5,7 @@
  * that faulted as invalid with the driver's message, starts a fresh worker (a fresh context),
  * and blames no other candidate: the worker's last record tells the pool it ends ('Z'), where
  * before the next candidate was sent to the ending worker and recorded as its crash. */
+#include "base/fileio.h"
 #include "results/rundir.h"
 #include "search/eval.h"
 #include "tests/harness/harness.h"
@@ -47,25 +48,36 @@ static int perfora(const char *fault, const char *err_path, const char *const *a
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* The file at path, NUL-terminated (malloc'd), or NULL. */
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *s = calloc(1 << 20, 1);
-    size_t n = fread(s, 1, (1 << 20) - 1, f);
-    s[n] = '\0';
-    fclose(f);
-    return s;
+    char *text = NULL;
+    size_t len;
+    pf_error err;
+    return pf_read_file(path, 1 << 24, &text, &len, &err) == 0 ? text : NULL;
+}
+
+/* A scratch directory (dir: a "...XXXXXX" template) with the paths of its files a and b. */
+static bool scratch(char *dir, const char *a, char *pa, const char *b, char *pb)
+{
+    if (!mkdtemp(dir))
+        return false;
+    snprintf(pa, 256, "%s/%s", dir, a);
+    snprintf(pb, 256, "%s/%s", dir, b);
+    return true;
+}
+
+static void remove_scratch(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CU_ASSERT_EQUAL(system(cmd), 0);
 }
 
 static void test_run_fault_says_context_lost(void)
 {
-    char dir[] = "/tmp/perfora-gpufault-XXXXXX";
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    char out[256], err[256];
-    snprintf(out, sizeof out, "%s/out.png", dir);
-    snprintf(err, sizeof err, "%s/err.txt", dir);
+    char dir[] = "/tmp/perfora-gpufault-XXXXXX", out[256], err[256];
+    CU_ASSERT_FATAL(scratch(dir, "out.png", out, "err.txt", err));
     const char *args[] = { "run", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda", "--in",
                            IMAGE, "--out", out, "--time", "3", NULL };
     int rc = perfora(NULL, err, args);
@@ -79,9 +91,7 @@ static void test_run_fault_says_context_lost(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "illegal memory access"));
     CU_ASSERT_PTR_NOT_NULL(strstr(text, "(the CUDA context is lost)"));
     free(text);
-    unlink(out);
-    unlink(err);
-    rmdir(dir);
+    remove_scratch(dir);
 }
 
 /* The run's records, and how many are valid, invalid with the fault's message, or crashes. */
@@ -107,11 +117,8 @@ static void count_records(const char *run, int *valid, int *faulted, int *crashe
 
 static void test_tune_fault_blames_only_its_candidate(void)
 {
-    char dir[] = "/tmp/perfora-gpufault-XXXXXX";
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    char run[256], err[256];
-    snprintf(run, sizeof run, "%s/run", dir);
-    snprintf(err, sizeof err, "%s/err.txt", dir);
+    char dir[] = "/tmp/perfora-gpufault-XXXXXX", run[256], err[256];
+    CU_ASSERT_FATAL(scratch(dir, "run", run, "err.txt", err));
     const char *args[] = { "tune", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda", "--out",
                            run, "--resolution", "256x192", "--max-images", "1", "--population",
                            "6", "--generations", "2", "--jobs", "1", "--samples", "1",
@@ -127,9 +134,7 @@ static void test_tune_fault_blames_only_its_candidate(void)
     CU_ASSERT(valid >= 2);     /* the candidates between faults were measured */
     CU_ASSERT_EQUAL(crashed, 0);
     CU_ASSERT_EQUAL(valid + faulted, n);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CU_ASSERT_EQUAL(system(cmd), 0);
+    remove_scratch(dir);
 }
 
 PF_TEST_SUITE(cluster_gpu_fault, PF_TEST(test_run_fault_says_context_lost),
