@@ -12,7 +12,7 @@
 
 /* 64-byte aligned, zeroed when `zero` is non-zero; NULL when bytes is not positive or memory
  * is exhausted (the generated function then returns an error code). Large freed blocks are
- * kept (up to 8, 512 MB) for the next allocation of about their size (runtime_alloc.c);
+ * kept (up to 16, 512 MB) for the next allocation of about their size (rt_scratch.c);
  * pf_rt_alloc_release frees them, as does unloading a shared object that carries them. */
 void *pf_rt_alloc(int64_t bytes, int32_t zero);
 void pf_rt_free(void *p);

@@ -215,7 +215,7 @@ static int key_cmp(const void *a, const void *b)
 /* The deep-recursion escape: a comparison sort of one bin. Returns -1 if out of memory. */
 static int mark_sorted_qsort(ad_sel *s, const uint32_t *idx, size_t len)
 {
-    ad_key *keys = malloc(len * sizeof *keys);
+    ad_key *keys = pf_rt_scratch(len * sizeof *keys);
     if (!keys)
         return -1;
     for (size_t i = 0; i < len; i++)
@@ -224,7 +224,7 @@ static int mark_sorted_qsort(ad_sel *s, const uint32_t *idx, size_t len)
     int done = 0;
     for (size_t i = 0; i < len && !done; i++)
         done = mark_block(s, keys[i].t);
-    free(keys);
+    pf_rt_scratch_free(keys);
     return done;
 }
 
@@ -261,7 +261,7 @@ static int select_binned(ad_sel *s, uint32_t *idx, size_t len, uint32_t *scratch
     double scale = (double)nb / (hi - lo);
     if (!(scale <= DBL_MAX)) /* a denormal range: too narrow to bin */
         return mark_sorted_qsort(s, idx, len);
-    size_t *bins = calloc(nb + 1, sizeof *bins);
+    size_t *bins = pf_rt_scratch_zero((nb + 1) * sizeof *bins);
     if (!bins)
         return -1;
     for (size_t i = 0; i < len; i++) {
@@ -276,7 +276,7 @@ static int select_binned(ad_sel *s, uint32_t *idx, size_t len, uint32_t *scratch
         scratch[bins[b < nb ? b : nb - 1]++] = idx[i];
     }
     int r = walk_bins(s, idx, scratch, bins, nb, depth);
-    free(bins);
+    pf_rt_scratch_free(bins);
     return r;
 }
 
@@ -305,15 +305,15 @@ static int select_range(ad_sel *s, uint32_t *idx, size_t len, uint32_t *scratch,
 
 static int refine_select(ad_sel *s, size_t T)
 {
-    uint32_t *idx = malloc(T * sizeof *idx), *scratch = malloc(T * sizeof *scratch);
+    uint32_t *idx = pf_rt_scratch(T * sizeof *idx), *scratch = pf_rt_scratch(T * sizeof *scratch);
     int rc = PF_RT_ENOMEM;
     if (idx && scratch) {
         for (size_t t = 0; t < T; t++)
             idx[t] = (uint32_t)t;
         rc = select_range(s, idx, T, scratch, 0) < 0 ? PF_RT_ENOMEM : PF_RT_OK;
     }
-    free(idx);
-    free(scratch);
+    pf_rt_scratch_free(idx);
+    pf_rt_scratch_free(scratch);
     return rc;
 }
 
@@ -358,8 +358,8 @@ static int refine_run(ad_sel *s, const float *data, int channels, size_t stride,
 {
     int nx = s->nx, ny = (s->h + s->k - 1) / s->k;
     size_t T = (size_t)nx * (size_t)ny;
-    float *cv = malloc(T * (size_t)channels * sizeof *cv);
-    double *prio = malloc(T * sizeof *prio);
+    float *cv = pf_rt_scratch(T * (size_t)channels * sizeof *cv);
+    double *prio = pf_rt_scratch(T * sizeof *prio);
     int rc = PF_RT_ENOMEM;
     if (cv && prio) {
         prio_job p = { data, stride, plane, s->w, s->h, s->k, channels, nx, ny, cv, prio };
@@ -368,8 +368,8 @@ static int refine_run(ad_sel *s, const float *data, int channels, size_t stride,
         s->prio = prio;
         rc = s->count < s->target ? refine_select(s, T) : PF_RT_OK;
     }
-    free(cv);
-    free(prio);
+    pf_rt_scratch_free(cv);
+    pf_rt_scratch_free(prio);
     return rc;
 }
 

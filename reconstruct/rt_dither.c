@@ -243,7 +243,7 @@ static adjust_item *adjust_best(const dither_adjust *a, size_t want, size_t *m)
         take += a->hist[a->add ? DITHER_BINS - 1 - cut : cut];
         cut++;
     }
-    adjust_item *items = take ? malloc(take * sizeof *items) : NULL;
+    adjust_item *items = take ? pf_rt_scratch(take * sizeof *items) : NULL;
     *m = 0;
     if (!items)
         return NULL;
@@ -285,7 +285,7 @@ static size_t adjust_count(dither_adjust *a, size_t want)
             a->mask[i] = (uint8_t)a->add;
             done++;
         }
-    free(items);
+    pf_rt_scratch_free(items);
     return done;
 }
 
@@ -346,10 +346,10 @@ int pf_rt_dither(const float *density, int w, int h, pf_rt_dither_method method,
         return PF_RT_EINVAL;
     size_t n = (size_t)w * (size_t)h;
     float *rows = calloc(2 * ((size_t)w + 2), sizeof *rows);
-    uint16_t *code = malloc(n * sizeof *code);
+    uint16_t *code = pf_rt_scratch(n * sizeof *code);
     if (!rows || !code) {
         free(rows);
-        free(code);
+        pf_rt_scratch_free(code);
         return PF_RT_ENOMEM;
     }
     size_t hist[2 * DITHER_BINS + 1];
@@ -363,7 +363,7 @@ int pf_rt_dither(const float *density, int w, int h, pf_rt_dither_method method,
     else if (target < sc.count)
         sc.count -= adjust_count(&adj, sc.count - target);
     free(rows);
-    free(code);
+    pf_rt_scratch_free(code);
     if (sc.count == 0)
         sc.count = ensure_one(density, n, mask);
     if (count)

@@ -121,17 +121,17 @@ int pf_rt_recon_gaussian_par(float *data, int w, int h, int channels, size_t str
     size_t n = (size_t)w * (size_t)h;
     double s = sigma < RT_IIR_MIN_SIGMA ? RT_IIR_MIN_SIGMA : sigma;
     gauss_recon r = { .data = data, .w = w, .h = h, .stride = stride, .plane = plane,
-                      .mask = mask, .den = malloc(n * sizeof(float)),
-                      .num = malloc(n * sizeof(float)), .where = malloc(n),
+                      .mask = mask, .den = pf_rt_scratch(n * sizeof(float)),
+                      .num = pf_rt_scratch(n * sizeof(float)), .where = pf_rt_scratch(n),
                       .min_den = (float)(PF_RT_GAUSS_MIN_WEIGHT / (2.0 * RT_PI * s * s)) };
     int rc = PF_RT_ENOMEM;
     if (r.den && r.num && r.where)
         rc = gauss_filter(&r, channels, sigma, par);
     if (rc == PF_RT_OK && r.any_where)
         rc = pf_rt_recon_nearest_at_par(data, w, h, channels, stride, plane, mask, r.where, par);
-    free(r.den);
-    free(r.num);
-    free(r.where);
+    pf_rt_scratch_free(r.den);
+    pf_rt_scratch_free(r.num);
+    pf_rt_scratch_free(r.where);
     return rc;
 }
 

@@ -313,9 +313,9 @@ int pf_rt_recon_gaussian_sv_par(float *data, int w, int h, int channels, size_t 
     int any = 0;
     sv_job j = { .data = data, .w = w, .h = h, .stride = stride, .plane = plane, .mask = mask,
                  .sigma = sigma_map, .where_any = &any };
-    j.where = calloc((size_t)w * (size_t)h, 1);
+    j.where = pf_rt_scratch_zero((size_t)w * (size_t)h);
     int rc = j.where ? sv_run(&j, channels, tile, span, par) : PF_RT_ENOMEM;
-    free(j.where);
+    pf_rt_scratch_free(j.where);
     return rc;
 }
 

@@ -53,7 +53,7 @@ int pf_rt_importance_map_par(const float *ref, int w, int h, size_t stride, doub
         !isfinite(sigma))
         return PF_RT_EINVAL;
     size_t n = (size_t)w * (size_t)h;
-    float *blur = malloc(n * sizeof *blur);
+    float *blur = pf_rt_scratch(n * sizeof *blur);
     if (!blur)
         return PF_RT_ENOMEM;
     for (int y = 0; y < h; y++)
@@ -66,7 +66,7 @@ int pf_rt_importance_map_par(const float *ref, int w, int h, size_t stride, doub
         for (int x = 0; x < w; x++)
             o[x] = fabsf(b[x] - in[x]);
     }
-    free(blur);
+    pf_rt_scratch_free(blur);
     pf_gauss_iir_2d_par(map, w, h, (size_t)w, sigma, sigma, par);
     floor_map(map, n);
     return PF_RT_OK;
@@ -265,13 +265,13 @@ int pf_rt_importance_mask(const float *map, int w, int h, double frac, pf_rt_dit
     if (!map || !mask || w <= 0 || h <= 0 || !(frac > 0.0 && frac <= 1.0))
         return PF_RT_EINVAL;
     size_t n = (size_t)w * (size_t)h;
-    float *m = remapped ? remapped : malloc(n * sizeof *m);
+    float *m = remapped ? remapped : pf_rt_scratch(n * sizeof *m);
     if (!m)
         return PF_RT_ENOMEM;
     int rc = pf_rt_importance_remap(map, n, frac, m, NULL);
     if (rc == PF_RT_OK)
         rc = pf_rt_dither(m, w, h, method, mask, count);
     if (m != remapped)
-        free(m);
+        pf_rt_scratch_free(m);
     return rc;
 }

@@ -113,12 +113,12 @@ static int nearest_keys(nearest_job *j, pf_par_for par)
     size_t n = (size_t)j->w * (size_t)j->h;
     if (!any_sample(j->mask, n))
         return PF_RT_ENOSAMPLE;
-    j->best = malloc(n * sizeof *j->best);
+    j->best = pf_rt_scratch(n * sizeof *j->best);
     if (!j->best)
         return PF_RT_ENOMEM;
     pf_par_run(par, column_task, j, (j->w + RT_COLUMN_BLOCK - 1) / RT_COLUMN_BLOCK);
     pf_par_run(par, row_task, j, j->h);
-    free(j->best);
+    pf_rt_scratch_free(j->best);
     j->best = NULL;
     return PF_RT_OK;
 }
@@ -164,14 +164,14 @@ int pf_rt_recon_nearest_at_par(float *data, int w, int h, int channels, size_t s
         return PF_RT_EINVAL;
     size_t n = (size_t)w * (size_t)h;
     nearest_job j = { .mask = mask, .w = w, .h = h, .key_stride = (int64_t)stride,
-                      .key = malloc(n * sizeof(int32_t)), .data = data, .channels = channels,
+                      .key = pf_rt_scratch(n * sizeof(int32_t)), .data = data, .channels = channels,
                       .stride = stride, .plane = plane, .where = where };
     if (!j.key)
         return PF_RT_ENOMEM;
     int rc = nearest_keys(&j, par);
     if (rc == PF_RT_OK)
         pf_par_run(par, copy_task, &j, h);
-    free(j.key);
+    pf_rt_scratch_free(j.key);
     return rc;
 }
 

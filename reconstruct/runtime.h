@@ -14,9 +14,10 @@
  *   the computed samples; keeping them is never less accurate and keeps the mask meaningful.)
  * - Functions return PF_RT_OK or a negative pf_rt_status. Arguments are checked before anything is
  *   written; after PF_RT_ENOMEM outputs may be partly written.
- * - Every function runs in O(w * h) per channel, allocates its scratch with malloc and frees it,
- *   and gives the same result on every call (no randomness, no state: safe from many threads).
- *   A function that allocates and fails returns PF_RT_ENOMEM. (base/gauss.c's own scratch goes
+ * - Every function runs in O(w * h) per channel, allocates its scratch with pf_rt_scratch (image
+ *   sized) or malloc and frees it, and gives the same result on every call (no randomness, no
+ *   state but the scratch cache: safe from many threads). A function that allocates and fails
+ *   returns PF_RT_ENOMEM. (base/gauss.c's own scratch goes
  *   through pf_xmalloc, which dies on out-of-memory: the Gaussian kernels and the importance
  *   map inherit that.) */
 #ifndef PF_RECONSTRUCT_RUNTIME_H
@@ -26,6 +27,18 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Scratch memory (rt_scratch.c): 64-byte aligned; NULL when bytes is 0 or memory is exhausted.
+ * Freed blocks of 256 KB or more are kept (up to 16, 512 MB together) for the next request of
+ * about their size, so a kernel called frame after frame does not fault its temporaries in
+ * again; pf_rt_scratch_release frees them, as does unloading a shared object that carries
+ * them. A block from pf_rt_scratch goes back through pf_rt_scratch_free, never free. */
+void *pf_rt_scratch(size_t bytes);
+void *pf_rt_scratch_zero(size_t bytes);
+void pf_rt_scratch_free(void *p);
+void pf_rt_scratch_release(void);
+/* Bytes the cache keeps now (tests, diagnostics). */
+size_t pf_rt_scratch_kept(void);
 
 typedef enum pf_rt_status {
     PF_RT_OK = 0,

@@ -83,7 +83,7 @@ static int planar_acquire(const pf_buffer *v, const srt_shape *sh, srt_planar *p
         return PF_RT_OK;
     }
     size_t n = plane_size(sh);
-    pl->data = malloc(n * (size_t)sh->planes * sizeof *pl->data);
+    pl->data = pf_rt_scratch(n * (size_t)sh->planes * sizeof *pl->data);
     if (!pl->data)
         return PF_RT_ENOMEM;
     pl->owned = 1;
@@ -112,7 +112,7 @@ static void planar_release(const pf_buffer *v, const srt_shape *sh, srt_planar *
                 if (!skipped_only[i])
                     *elem(v, sh, x, y, p) = pl->data[(size_t)p * n + i];
             }
-    free(pl->data);
+    pf_rt_scratch_free(pl->data);
     pl->data = NULL;
 }
 
@@ -120,7 +120,7 @@ static void planar_release(const pf_buffer *v, const srt_shape *sh, srt_planar *
 
 static uint8_t *mask_from_floats(const float *mask, size_t n)
 {
-    uint8_t *m = malloc(n ? n : 1);
+    uint8_t *m = pf_rt_scratch(n ? n : 1);
     for (size_t i = 0; m && i < n; i++)
         m[i] = mask[i] != 0.0f;
     return m;
@@ -185,8 +185,8 @@ int pf_srt_importance_mask_par(const pf_buffer *ref, const int64_t *lo, const in
         !(frac > 0.0f && frac <= 1.0f) || !(sigma_imp > 0.0f) || !isfinite(sigma_imp))
         return PF_RT_EINVAL;
     size_t n = (size_t)n1 * (size_t)n2;
-    float *r0 = malloc(n * sizeof *r0), *map = malloc(n * sizeof *map);
-    uint8_t *m8 = malloc(n);
+    float *r0 = pf_rt_scratch(n * sizeof *r0), *map = pf_rt_scratch(n * sizeof *map);
+    uint8_t *m8 = pf_rt_scratch(n);
     int rc = PF_RT_ENOMEM;
     if (r0 && map && m8) {
         sample_reference(ref, lo, step, n1, n2, r0);
@@ -198,9 +198,9 @@ int pf_srt_importance_mask_par(const pf_buffer *ref, const int64_t *lo, const in
         if (rc == PF_RT_OK)
             mask_to_floats(m8, n, 1.0f, mask);
     }
-    free(r0);
-    free(map);
-    free(m8);
+    pf_rt_scratch_free(r0);
+    pf_rt_scratch_free(map);
+    pf_rt_scratch_free(m8);
     return rc;
 }
 
@@ -263,7 +263,7 @@ int pf_srt_adaptive_refine_par(const pf_buffer *view, int32_t k, float frac, flo
     if (rc != PF_RT_OK || !mask || k < 1 || !(frac > 0.0f && frac <= 1.0f))
         return PF_RT_EINVAL;
     size_t n = plane_size(&sh);
-    uint8_t *fine = malloc(n), *in_block = malloc(n);
+    uint8_t *fine = pf_rt_scratch(n), *in_block = pf_rt_scratch(n);
     srt_planar pl = { NULL, 0, 0, 0 };
     rc = fine && in_block ? planar_acquire(view, &sh, &pl) : PF_RT_ENOMEM;
     if (rc == PF_RT_OK)
@@ -273,8 +273,8 @@ int pf_srt_adaptive_refine_par(const pf_buffer *view, int32_t k, float frac, flo
         rc = adaptive_outputs(sh.w, sh.h, k, fine, in_block, mask, is_fine, par);
     if (pl.data)
         planar_release(view, &sh, &pl, NULL);
-    free(fine);
-    free(in_block);
+    pf_rt_scratch_free(fine);
+    pf_rt_scratch_free(in_block);
     return rc;
 }
 
@@ -329,8 +329,8 @@ static int recon_grid_gauss(const pf_buffer *view, const srt_shape *sh, const pf
             return PF_RT_EINVAL;
     int64_t sp2[2] = { sp->spacing[0], view->ndims > 1 ? sp->spacing[1] : 1 };
     size_t n = plane_size(sh);
-    uint8_t *m8 = malloc(n);
-    float *map = sp->recon == PF_RECON_GAUSSIAN_SV ? malloc(n * sizeof *map) : NULL;
+    uint8_t *m8 = pf_rt_scratch(n);
+    float *map = sp->recon == PF_RECON_GAUSSIAN_SV ? pf_rt_scratch(n * sizeof *map) : NULL;
     double width = pf_rt_sigma_grid(sp->sigma, 2, sp2);
     int rc = PF_RT_ENOMEM;
     if (m8 && (map || sp->recon == PF_RECON_GAUSSIAN))
@@ -339,8 +339,8 @@ static int recon_grid_gauss(const pf_buffer *view, const srt_shape *sh, const pf
         map[i] = (float)width;
     if (rc == PF_RT_OK)
         rc = recon_planar(view, sh, sp->recon, m8, width, map, par);
-    free(m8);
-    free(map);
+    pf_rt_scratch_free(m8);
+    pf_rt_scratch_free(map);
     return rc;
 }
 
@@ -377,7 +377,7 @@ static int irregular_sigma_map(const pf_recon_spec *sp, const float *aux, size_t
     if (!fine)
         return PF_RT_ENOMEM;
     int rc = pf_rt_sigma_adaptive(fine, n, sp->sigma, sp->k, map);
-    free(fine);
+    pf_rt_scratch_free(fine);
     return rc;
 }
 
@@ -391,15 +391,15 @@ static int recon_irregular(const pf_buffer *view, const srt_shape *sh, const pf_
         return PF_RT_EINVAL;
     size_t n = plane_size(sh);
     uint8_t *m8 = mask_from_floats(mask, n);
-    float *map = sv ? malloc(n * sizeof *map) : NULL;
+    float *map = sv ? pf_rt_scratch(n * sizeof *map) : NULL;
     int rc = m8 && (map || !sv) ? PF_RT_OK : PF_RT_ENOMEM;
     if (rc == PF_RT_OK && sv)
         rc = irregular_sigma_map(sp, aux, n, map);
     if (rc == PF_RT_OK)
         rc = recon_planar(view, sh, sp->recon, m8, pf_rt_sigma_irregular(sp->sigma, sp->frac),
                           map, par);
-    free(m8);
-    free(map);
+    pf_rt_scratch_free(m8);
+    pf_rt_scratch_free(map);
     return rc;
 }
 
