@@ -5,8 +5,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* PF_FUZZ_GPU=1: the oracle's GPU mode (GPU genes and plans, run on the CPU). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    jo_oracle_run(data, size);
+    static int gpu = -1;
+    if (gpu < 0)
+        gpu = getenv("PF_FUZZ_GPU") != NULL;
+    jo_oracle_run_on(data, size, gpu);
     return 0;
 }

@@ -12,7 +12,12 @@
  * and a schedule from the search's own operators (an initial genome mutated 0-7 times, half
  * of the draws execution genes). Both run through the reference interpreter and the JIT on a
  * small image; outputs that differ (beyond 1e-4 relative), or a run that fails on one backend
- * only, abort (a finding). Crashes, leaks and undefined behaviour are the sanitizers'. */
+ * only, abort (a finding). Crashes, leaks and undefined behaviour are the sanitizers'.
+ *
+ * GPU mode (jo_oracle_run_gpu; the target's PF_FUZZ_GPU=1): the genome draws GPU execution
+ * genes (`tile TX TY gpu TTX TTY`, producers at their consumer's blocks) and the plan is for a
+ * GPU, so the JIT runs the GPU lowering (block and thread loops, shared windows, the `rows`
+ * pass) as serial loops on the CPU, against the interpreter (docs/gpu.md §2). */
 #ifndef PF_FUZZ_JIT_ORACLE_H
 #define PF_FUZZ_JIT_ORACLE_H
 
@@ -382,10 +387,12 @@ static bool jo_same(float a, float b)
 }
 
 /* A schedule drawn by the search's operators from a seed (valid, or NULL). */
-static pf_schedule *jo_schedule(const pf_program *prog, uint64_t seed, unsigned mutations)
+static pf_schedule *jo_schedule(const pf_program *prog, uint64_t seed, unsigned mutations,
+                                bool gpu)
 {
     pf_genome_params gp = pf_genome_params_default();
     gp.exec_rate = 0.5;
+    gp.gpu = gpu;
     pf_genome_ctx ctx;
     pf_genome_ctx_init(&ctx, prog, &gp);
     pf_rng r;
@@ -404,7 +411,10 @@ static pf_schedule *jo_schedule(const pf_program *prog, uint64_t seed, unsigned 
     return s;
 }
 
-static void jo_oracle_run(const uint8_t *data, size_t size)
+/* Inputs whose plan ran a stage on the (CPU-run) GPU lowering, for the replay's report. */
+static int jo_gpu_plans;
+
+static void jo_oracle_run_on(const uint8_t *data, size_t size, bool gpu)
 {
     jo_gen g;
     memset(&g, 0, sizeof g);
@@ -423,15 +433,17 @@ static void jo_oracle_run(const uint8_t *data, size_t size)
     uint64_t seed = 1469598103934665603ull;
     for (size_t i = 0; i < size; i++)
         seed = (seed ^ data[i]) * 1099511628211ull;
-    pf_schedule *s = jo_schedule(prog, seed, jo_pick(&g, 8));
+    pf_schedule *s = jo_schedule(prog, seed, jo_pick(&g, 8), gpu);
     char *text = s ? pf_schedule_text(prog, s) : NULL;
     if (getenv("PF_FUZZ_PRINT"))  /* what a crash ran */
         fprintf(stderr, "--- program (%dx%d)\n%s--- schedule\n%s\n", w, h, src,
                 text ? text : "(none)");
     pf_plan_target t = pf_host_plan_target();
+    t.gpu = gpu;
     pf_plan *plan = pf_plan_new(prog, s, &t, &err);
     if (!plan)
         jo_fail(err.msg, src, text);
+    jo_gpu_plans += pf_plan_has_gpu(plan);
     size_t n = (size_t)w * (size_t)h;
     float *in = malloc(sizeof *in * n), *a = malloc(sizeof *a * n), *b = malloc(sizeof *b * n);
     uint32_t x = 12345u;
@@ -467,6 +479,16 @@ static void jo_oracle_run(const uint8_t *data, size_t size)
     }
     pf_program_free(prog);
     free(src);
+}
+
+static inline void jo_oracle_run(const uint8_t *data, size_t size)
+{
+    jo_oracle_run_on(data, size, false);
+}
+
+static inline void jo_oracle_run_gpu(const uint8_t *data, size_t size)
+{
+    jo_oracle_run_on(data, size, true);
 }
 
 #endif

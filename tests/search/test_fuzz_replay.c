@@ -55,22 +55,36 @@ static int replay(const char *rel, int every, oracle_fn fn)
     return ran;
 }
 
-/* In a child: generated code must not run in the test process, whose later tests fork. */
-static void test_jit_inputs(void)
+/* In a child: generated code must not run in the test process, whose later tests fork. The
+ * regressions of directory reg and every `every`-th corpus input, through fn; the child fails
+ * unless some ran (and, in GPU mode, some plans had GPU stages). */
+static void jit_inputs(oracle_fn fn, const char *reg, int every, bool gpu)
 {
     fflush(NULL);
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
-        int r = replay("fuzz/jit/regressions", 1, jo_oracle_run);
-        int c = replay("fuzz/jit/corpus", 25, jo_oracle_run);
-        printf("\n    %d regressions, %d corpus inputs", r, c);
+        int r = replay(reg, 1, fn);
+        int c = replay("fuzz/jit/corpus", every, fn);
+        printf("\n    %d regressions, %d corpus inputs, %d with GPU stages", r, c, jo_gpu_plans);
         fflush(NULL);
-        _exit(r > 0 && c > 0 ? 0 : 1);
+        _exit((gpu ? jo_gpu_plans > 0 : r > 0) && c > 0 ? 0 : 1);
     }
     int status;
     waitpid(pid, &status, 0);
     CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_jit_inputs(void)
+{
+    jit_inputs(jo_oracle_run, "fuzz/jit/regressions", 25, false);
+}
+
+/* The oracle's GPU mode: GPU genes and plans, their lowering run by the JIT on the CPU. */
+static void test_jit_inputs_gpu(void)
+{
+    int every = getenv("PF_FUZZ_REPLAY_ALL") ? 1 : 10;
+    jit_inputs(jo_oracle_run_gpu, "fuzz/jit/gpu-regressions", every, true);
 }
 
 static void test_rundir_inputs(void)
@@ -82,4 +96,5 @@ static void test_rundir_inputs(void)
     CU_ASSERT(c > 0);
 }
 
-PF_TEST_SUITE(search_fuzz_replay, PF_TEST(test_jit_inputs), PF_TEST(test_rundir_inputs))
+PF_TEST_SUITE(search_fuzz_replay, PF_TEST(test_jit_inputs), PF_TEST(test_jit_inputs_gpu),
+              PF_TEST(test_rundir_inputs))
