@@ -6,6 +6,7 @@
 #include "results/tune_internal.h"
 
 #include "base/arena.h"
+#include "codegen/compile.h"
 #include "search/genome.h"
 
 #include <inttypes.h>
@@ -182,9 +183,11 @@ static int check_evaluation(const field_ctx *top, json_object *ev)
     for (size_t i = 0; rc == 0 && i < sizeof strs / sizeof *strs; i++)
         rc = kind_field(&c, ev, strs[i], json_type_string, true);
     if (rc == 0) {
+        /* the backends a search times: a --target cuda run records cuda */
         const char *b = json_object_get_string(json_object_object_get(ev, "backend"));
-        if (strcmp(b, "jit") != 0 && strcmp(b, "c") != 0)
-            return bad(&c, "backend", "must be jit or c");
+        pf_backend be;
+        if (pf_backend_parse(b, &be) != 0 || be == PF_BACKEND_INTERP)
+            return bad(&c, "backend", "must be jit, c or cuda");
     }
     static const struct { const char *key; int64_t lo, hi; } ints[] = {
         { "width", 0, 100000 }, { "height", 0, 100000 }, { "max_images", 0, 100000 },

@@ -4,7 +4,8 @@
  * what failed and that the context is lost; `perfora tune --target cuda` records the candidate
  * that faulted as invalid with the driver's message, starts a fresh worker (a fresh context),
  * and blames no other candidate: the worker's last record tells the pool it ends ('Z'), where
- * before the next candidate was sent to the ending worker and recorded as its crash. */
+ * before the next candidate was sent to the ending worker and recorded as its crash; and a
+ * --target cuda run resumes. */
 #include "base/fileio.h"
 #include "results/rundir.h"
 #include "search/eval.h"
@@ -137,5 +138,33 @@ static void test_tune_fault_blames_only_its_candidate(void)
     remove_scratch(dir);
 }
 
+/* A --target cuda run resumes: its config.json says backend cuda, which the resume's check
+ * of the file refused ("evaluation.backend must be jit or c"), so a GPU search stopped
+ * overnight could not go on. */
+static void test_tune_cuda_run_resumes(void)
+{
+    char dir[] = "/tmp/perfora-gpufault-XXXXXX", run[256], err[256];
+    CU_ASSERT_FATAL(scratch(dir, "run", run, "err.txt", err));
+    const char *args[] = { "tune", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda", "--out",
+                           run, "--resolution", "256x192", "--max-images", "1", "--population",
+                           "4", "--generations", "1", "--jobs", "1", "--samples", "1",
+                           "--min-sample-ms", "1", "--screen-ms", "0", NULL };
+    CU_ASSERT_EQUAL_FATAL(perfora(NULL, err, args), 0);
+    int valid, faulted, crashed, first;
+    count_records(run, &valid, &faulted, &crashed, &first);
+    const char *resume[] = { "tune", "--resume", run, "--generations", "2", NULL };
+    int rc = perfora(NULL, err, resume);
+    char *text = slurp(err);
+    int n;
+    count_records(run, &valid, &faulted, &crashed, &n);
+    printf("\n    resumed: exit %d, %d records after the first generation, %d after the second%s%s",
+           rc, first, n, rc ? ": " : "", rc && text ? text : "");
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(n > first);
+    free(text);
+    remove_scratch(dir);
+}
+
 PF_TEST_SUITE(cluster_gpu_fault, PF_TEST(test_run_fault_says_context_lost),
-              PF_TEST(test_tune_fault_blames_only_its_candidate))
+              PF_TEST(test_tune_fault_blames_only_its_candidate),
+              PF_TEST(test_tune_cuda_run_resumes))
