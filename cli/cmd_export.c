@@ -10,7 +10,8 @@
 static const char export_usage[] =
     "usage: perfora export RUN --variant K --out DIR [--name NAME] [--no-object] [--quiet]\n"
     "       perfora export APP.pf [--schedule FILE] [--param NAME=VALUE ...] --out DIR\n"
-    "                      [--target cuda] [--name NAME] [--no-object] [--quiet]\n"
+    "                      [--target cuda [--strict-float] [--no-gpu-rows]] [--name NAME]\n"
+    "                      [--no-object] [--quiet]\n"
     "  RUN              a run directory of perfora tune; K numbers its frontier as perfora\n"
     "                   report does (variant 0: the lowest error), or 'fastest': the fastest\n"
     "                   variant within the run's error cap (--max-error of perfora tune)\n"
@@ -19,6 +20,8 @@ static const char export_usage[] =
     "  --name NAME      the function and library name (default: the pipeline's)\n"
     "  --no-object      the C source only, no object compiled by LLVM for this CPU\n"
     "  --target cuda    a CUDA library (a run searched with --target cuda is one by itself)\n"
+    "  --strict-float   CUDA: round every product before its add (default: fused, as nvcc)\n"
+    "  --no-gpu-rows    CUDA: no register window of rows (a run exports as it was searched)\n"
     "Writes NAME.h, NAME.c, NAME_pipeline.c, perfora_rt.c/.h, NAME_aot.o, CMakeLists.txt,\n"
     "Makefile, NAME.pc and README.md, and prints the directory. A CUDA library has\n"
     "NAME_host.c (the kernels' PTX and the host code) and perfora_cuda_rt.c/.h instead of\n"
@@ -91,6 +94,10 @@ int pf_cmd_export(int argc, char **argv)
                 return pf_cli_usage("export", "--target '%s': 'cuda' (the CPU is the default)",
                                     argv[i]);
             o.cuda = true;
+        } else if (strcmp(s, "--strict-float") == 0) {
+            o.strict_float = true;
+        } else if (strcmp(s, "--no-gpu-rows") == 0) {
+            o.no_gpu_rows = true;
         } else if (strcmp(s, "--quiet") == 0) {
             quiet = true;
         } else if (s[0] != '-' && !source) {
@@ -107,14 +114,17 @@ int pf_cmd_export(int argc, char **argv)
         if (!variant)
             return pf_cli_usage("export", "which variant of the run? (--variant K; perfora "
                                 "report lists them)");
-        if (o.schedule || o.n_params || o.cuda)
-            return pf_cli_usage("export", "a run's variant has its schedule, params and target; "
-                                "--schedule, --param and --target are for a .pf program");
+        if (o.schedule || o.n_params || o.cuda || o.strict_float || o.no_gpu_rows)
+            return pf_cli_usage("export", "a run's variant has its schedule, params, target and "
+                                "float semantics; --schedule, --param, --target, --strict-float "
+                                "and --no-gpu-rows are for a .pf program");
         o.run = source;
     } else {
         if (variant)
             return pf_cli_usage("export", "--variant is for a run directory, and %s is not one "
                                 "(no config.json)", source);
+        if ((o.strict_float || o.no_gpu_rows) && !o.cuda)
+            return pf_cli_usage("export", "--strict-float and --no-gpu-rows are for --target cuda");
         o.program = source;
     }
     o.params = params;

@@ -50,6 +50,9 @@ static const char tune_usage[] =
     "                        (tiles and threads of blocks, producers in shared memory), timed\n"
     "                        by CUDA events against the exact program on the same GPU\n"
     "                        (docs/gpu.md)\n"
+    "  --strict-float        CUDA: round every product before its add, as the interpreter\n"
+    "                        (default: fused, as nvcc); its exports do the same\n"
+    "  --no-gpu-rows         CUDA: no register window of rows (docs/gpu.md; comparisons)\n"
     "  --samples N           timing samples per image, median kept (5)\n"
     "  --min-sample-ms MS    calls per sample so that one lasts at least MS (20)\n"
     "  --timeout-factor F    a call may take F x the exact time + --timeout-min-ms (20, 2000)\n"
@@ -289,6 +292,10 @@ static int flag(tune_args *a, const char *s)
         a->cfg.eval.extra_metrics = false;
     else if (strcmp(s, "--broadcast-data") == 0)
         a->mpi.broadcast_data = true;
+    else if (strcmp(s, "--strict-float") == 0)
+        a->cfg.eval.strict_float = true;
+    else if (strcmp(s, "--no-gpu-rows") == 0)
+        a->cfg.eval.no_gpu_rows = true;
     else
         return -1;
     return 0;
@@ -319,6 +326,10 @@ static int parse_tune_args(int argc, char **argv, tune_args *a)
         return pf_cli_usage("tune", "give FILE.pf and --out RUN (or --resume RUN)");
     if (a->resume && a->program)
         return pf_cli_usage("tune", "--resume takes the run's own program; drop FILE.pf");
+    if ((a->cfg.eval.strict_float || a->cfg.eval.no_gpu_rows) &&
+        a->cfg.eval.backend != PF_BACKEND_CUDA)
+        return pf_cli_usage("tune", "--strict-float and --no-gpu-rows are for --target cuda (the "
+                            "CPU targets round every product unless asked otherwise)");
     return 0;
 }
 

@@ -227,12 +227,19 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     return f;
 }
 
+ir_func *pf_variant_loop_ir_with(const pf_program *prog, const pf_param_values *params,
+                                 const pf_plan *plan, const pf_compile_options *o,
+                                 pf_arena *arena, pf_error *err)
+{
+    pf_variant_stats stats;
+    return lower_and_optimize(arena, prog, params, plan, o, &stats, err);
+}
+
 ir_func *pf_variant_loop_ir(const pf_program *prog, const pf_param_values *params,
                             const pf_plan *plan, pf_arena *arena, pf_error *err)
 {
     pf_compile_options o = { 0 };
-    pf_variant_stats stats;
-    return lower_and_optimize(arena, prog, params, plan, &o, &stats, err);
+    return pf_variant_loop_ir_with(prog, params, plan, &o, arena, err);
 }
 
 /* ---- native code: the JIT and the C backend ---- */

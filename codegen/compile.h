@@ -77,6 +77,10 @@ pf_variant *pf_variant_build(const pf_program *prog, const pf_param_values *para
  * that look at the IR itself (the CUDA host side's launches, without a device). */
 struct ir_func *pf_variant_loop_ir(const pf_program *prog, const pf_param_values *params,
                                    const pf_plan *plan, pf_arena *arena, pf_error *err);
+/* The same under compile options o (the passes it turns off: no_gpu_rows, no_bounds_pass...). */
+struct ir_func *pf_variant_loop_ir_with(const pf_program *prog, const pf_param_values *params,
+                                        const pf_plan *plan, const pf_compile_options *o,
+                                        pf_arena *arena, pf_error *err);
 
 /* The plan target of this machine (its preferred vector width), for pf_plan_new & co. */
 pf_plan_target pf_host_plan_target(void);

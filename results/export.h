@@ -33,6 +33,9 @@ typedef struct pf_export_options {
     bool no_object;             /* no LLVM object: the C source only */
     bool cuda;                  /* without run: a CUDA library (PTX and host code; docs/export.md);
                                    a run searched with --target cuda is exported so by itself */
+    bool strict_float;          /* without run, CUDA: products rounded before their adds; a run
+                                   searched with --strict-float is exported so by itself */
+    bool no_gpu_rows;           /* without run, CUDA: no register window of rows (likewise) */
     void (*note)(void *ctx, const char *line);  /* progress lines, or NULL */
     void *note_ctx;
 } pf_export_options;

@@ -41,10 +41,12 @@ int pf_export_cuda(const pf_export_options *o, const pf_export_source *s,
     pf_gpu_module m = { 0 };
     pf_strbuf host;
     pf_sb_init(&host);
-    ir_func *f = pf_variant_loop_ir(s->prog, &s->pv, plan, &arena, err);
+    pf_compile_options co = { .no_gpu_rows = s->no_gpu_rows };  /* as the search compiled it */
+    pf_gpu_ptx_options po = { .strict_float = s->strict_float };
+    ir_func *f = pf_variant_loop_ir_with(s->prog, &s->pv, plan, &co, &arena, err);
     int rc = f ? 0 : -1;
     if (rc == 0)
-        rc = pf_gpu_emit_ptx(f, NULL, &m, err);
+        rc = pf_gpu_emit_ptx(f, &po, &m, err);
     if (rc == 0)
         rc = pf_cgen_cuda_host(f, &m, t->name, &host, err);
     if (rc == 0)

@@ -30,6 +30,8 @@ typedef struct pf_export_source {
     char *metric;              /* the error's name and units, for the header */
     char *run_host;            /* the CPU or host the run measured on, or NULL */
     bool cuda;                 /* searched with --target cuda, or exported with it */
+    bool strict_float;         /* CUDA: as the run was searched, or as asked */
+    bool no_gpu_rows;
 } pf_export_source;
 
 /* Reads the variant (export_source.c): from o->run's frontier, or o->program and

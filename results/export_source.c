@@ -97,6 +97,8 @@ static int from_run(const pf_export_options *o, pf_export_source *s, pf_error *e
     }
     int rc = 0, k = o->variant;
     s->cuda = r.cfg.eval.backend == PF_BACKEND_CUDA;  /* its speedups are the GPU's */
+    s->strict_float = r.cfg.eval.strict_float;       /* compiled as it was measured */
+    s->no_gpu_rows = r.cfg.eval.no_gpu_rows;
     if (r.n_front == 0)
         rc = pf_fail(err, "%s has no frontier variant yet (no valid evaluation)", o->run);
     else if (k == PF_EXPORT_FASTEST && (k = fastest(&r, o->run, err)) < 0)
@@ -132,6 +134,8 @@ static int from_program(const pf_export_options *o, pf_export_source *s, pf_erro
     if (!(s->prog = pf_load_program(o->program, err)))
         return -1;
     s->cuda = o->cuda;
+    s->strict_float = o->strict_float;
+    s->no_gpu_rows = o->no_gpu_rows;
     if (set_params(s, o->params, o->n_params, err))
         return -1;
     if (o->schedule) {

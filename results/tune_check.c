@@ -202,6 +202,10 @@ static int check_evaluation(const field_ctx *top, json_object *ev)
     if (rc == 0)
         rc = kind_field(&c, ev, "extra_metrics", json_type_boolean, true);
     if (rc == 0)
+        rc = kind_field(&c, ev, "strict_float", json_type_boolean, false);
+    if (rc == 0)
+        rc = kind_field(&c, ev, "no_gpu_rows", json_type_boolean, false);
+    if (rc == 0)
         rc = kind_field(&c, ev, "lock_path", json_type_string, false);
     return rc;
 }

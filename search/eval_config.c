@@ -88,6 +88,11 @@ json_object *pf_eval_config_to_json(const pf_eval_config *c)
     json_object_object_add(o, "threads", json_object_new_int(c->threads));
     json_object_object_add(o, "screen_ms", dbl(c->screen_ms));
     json_object_object_add(o, "screen_margin", dbl(c->screen_margin));
+    /* only when set: the config.json of every other run stays as it was */
+    if (c->strict_float)
+        json_object_object_add(o, "strict_float", json_object_new_boolean(true));
+    if (c->no_gpu_rows)
+        json_object_object_add(o, "no_gpu_rows", json_object_new_boolean(true));
     return o;
 }
 
@@ -155,6 +160,10 @@ int pf_eval_config_from_json(json_object *o, pf_eval_config *c, pf_error *err)
     c->screen_ms = (v = get(o, "screen_ms")) ? json_object_get_double(v) : 0;
     if ((v = get(o, "screen_margin")))
         c->screen_margin = json_object_get_double(v);
+    if ((v = get(o, "strict_float")))
+        c->strict_float = json_object_get_boolean(v);
+    if ((v = get(o, "no_gpu_rows")))
+        c->no_gpu_rows = json_object_get_boolean(v);
     if (!c->program || !c->dataset || c->samples < 1)
         return pf_fail(err, "the evaluation config needs 'program', 'dataset' and samples >= 1");
     return 0;

@@ -31,6 +31,8 @@ pf_compile_options pf_eval_compile_options(const pf_eval_worker *w)
     o.backend = w->cfg.backend;
     o.compile_threads = w->cfg.lock_path ? 1 : 0;
     o.threads = w->cfg.threads;
+    o.strict_float = w->cfg.strict_float;
+    o.no_gpu_rows = w->cfg.no_gpu_rows;
     return o;
 }
 

@@ -52,6 +52,8 @@ typedef struct pf_eval_config {
                                candidate timed in full) */
     double screen_margin;   /* a screened candidate is timed in full unless a frontier point
                                with no more error is faster than (1 - margin) x its time (0.2) */
+    bool strict_float;      /* CUDA: every product rounded before its add (compile.h; off) */
+    bool no_gpu_rows;       /* CUDA: no register window of rows (compile.h; off) */
 } pf_eval_config;
 
 void pf_eval_config_default(pf_eval_config *c);

@@ -19,6 +19,9 @@
 
 #define IMAGE PF_SOURCE_DIR "/data/images/test/man_made_sklearn-china_256x192.png"
 
+/* Where the fake driver logs its calls (NULL: nowhere). */
+static const char *fake_log;
+
 /* Runs perfora with args on the fake driver (fault: FAKE_CUDA_FAULT, or NULL), its stderr
  * to err_path; returns its exit status. */
 static int perfora(const char *fault, const char *err_path, const char *const *args)
@@ -33,7 +36,7 @@ static int perfora(const char *fault, const char *err_path, const char *const *a
     pid_t pid = fork();
     if (pid == 0) {
         setenv("PF_CUDA_DRIVER", PF_FAKE_CUDA, 1);
-        setenv("FAKE_CUDA_LOG", "/dev/null", 1);
+        setenv("FAKE_CUDA_LOG", fake_log ? fake_log : "/dev/null", 1);
         if (fault)
             setenv("FAKE_CUDA_FAULT", fault, 1);
         else
@@ -165,6 +168,51 @@ static void test_tune_cuda_run_resumes(void)
     remove_scratch(dir);
 }
 
+/* The modules the fake driver loaded in log: how many, and how many had fused products. */
+static void count_modules(const char *log, int *modules, int *fused)
+{
+    char *text = slurp(log);
+    *modules = *fused = 0;
+    for (const char *p = text; p && (p = strstr(p, "module loaded (")); p++) {
+        (*modules)++;
+        *fused += atoi(p + strlen("module loaded (")) > 0;
+    }
+    free(text);
+}
+
+/* --strict-float reaches the search's workers (config.json, the compile options): every
+ * kernel module they load has no fused product; without it, every module has some. */
+static void test_tune_strict_float(void)
+{
+    char dir[] = "/tmp/perfora-gpufault-XXXXXX", run[256], err[256], log[600];
+    CU_ASSERT_FATAL(scratch(dir, "run", run, "err.txt", err));
+    snprintf(log, sizeof log, "%s/driver.log", dir);
+    fake_log = log;
+    for (int strict = 0; strict < 2; strict++) {
+        char out[300];
+        snprintf(out, sizeof out, "%s%d", run, strict);
+        const char *args[] = { "tune", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda",
+                               "--out", out, "--resolution", "256x192", "--max-images", "1",
+                               "--population", "4", "--generations", "1", "--jobs", "1",
+                               "--samples", "1", "--min-sample-ms", "1", "--screen-ms", "0",
+                               strict ? "--strict-float" : NULL, NULL };
+        unlink(log);  /* the driver appends */
+        CU_ASSERT_EQUAL(perfora(NULL, err, args), 0);
+        int modules, fused;
+        count_modules(log, &modules, &fused);
+        char *cfg = pf_run_path(out, PF_RUN_CONFIG), *text = slurp(cfg);
+        printf("\n    %s: %d kernel modules loaded, %d with fused products",
+               strict ? "--strict-float" : "default", modules, fused);
+        CU_ASSERT(modules > 0);
+        CU_ASSERT_EQUAL(fused, strict ? 0 : modules);
+        CU_ASSERT_EQUAL(text && strstr(text, "\"strict_float\":true") != NULL, strict == 1);
+        free(text);
+        free(cfg);
+    }
+    fake_log = NULL;
+    remove_scratch(dir);
+}
+
 PF_TEST_SUITE(cluster_gpu_fault, PF_TEST(test_run_fault_says_context_lost),
               PF_TEST(test_tune_fault_blames_only_its_candidate),
-              PF_TEST(test_tune_cuda_run_resumes))
+              PF_TEST(test_tune_cuda_run_resumes), PF_TEST(test_tune_strict_float))

@@ -73,7 +73,10 @@ CUresult cuModuleLoadData(void **m, const void *ptx)
         return 218;  /* CUDA_ERROR_INVALID_PTX */
     module_ptx = ptx;
     *m = (void *)ptx;
-    say("module loaded\n");
+    int fmas = 0;  /* how the kernels were compiled: fused products or not (--strict-float) */
+    for (const char *p = ptx; (p = strstr(p, "fma.rn.f32")); p++)
+        fmas++;
+    say("module loaded (%d fma.rn.f32)\n", fmas);
     return OK;
 }
 

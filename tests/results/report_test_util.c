@@ -365,7 +365,9 @@ char *rt_xpath_string(xmlDocPtr doc, const char *expr, int index)
     return s;
 }
 
-void rt_set_backend(const char *dir, const char *backend)
+/* config.json's "backend":"jit" becomes "backend":"<backend>"<extra> (extra: more fields of
+ * the evaluation, each after a comma, or ""). */
+static void set_backend_fields(const char *dir, const char *backend, const char *extra)
 {
     static const char jit[] = "\"backend\":\"jit\"";
     char *cfg = rt_read(dir, "config.json");
@@ -379,8 +381,18 @@ void rt_set_backend(const char *dir, const char *backend)
     pf_strbuf sb;
     pf_sb_init(&sb);
     pf_sb_putn(&sb, cfg, at);
-    pf_sb_printf(&sb, "\"backend\":\"%s\"%s", backend, cfg + at + strlen(jit));
+    pf_sb_printf(&sb, "\"backend\":\"%s\"%s%s", backend, extra, cfg + at + strlen(jit));
     rt_write(dir, "config.json", pf_sb_str(&sb));
     pf_sb_free(&sb);
     free(cfg);
+}
+
+void rt_set_backend(const char *dir, const char *backend)
+{
+    set_backend_fields(dir, backend, "");
+}
+
+void rt_set_cuda_strict_float(const char *dir)
+{
+    set_backend_fields(dir, "cuda", ",\"strict_float\":true");
 }

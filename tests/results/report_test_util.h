@@ -34,6 +34,8 @@ char *rt_read(const char *dir, const char *name);
 void rt_write(const char *dir, const char *name, const char *text);
 /* The run's config.json with its evaluation backend "jit" replaced by `backend`. */
 void rt_set_backend(const char *dir, const char *backend);
+/* The run becomes a --target cuda --strict-float search's. */
+void rt_set_cuda_strict_float(const char *dir);
 bool rt_exists(const char *dir, const char *name);
 /* cp -r src dst (dst created). */
 void rt_copy_tree(const char *src, const char *dst);

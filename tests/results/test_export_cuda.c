@@ -435,6 +435,47 @@ static void test_gpu_run_exports_cuda(void)
     rt_synthetic_free(&run);
 }
 
+/* FMAs in the PTX of the export of `dir`'s variant 0, or -1 when the export fails. */
+static int exported_fmas(const char *dir, const char *out)
+{
+    pf_export_options o = { .run = dir, .variant = 0, .out = out };
+    pf_export_result res;
+    pf_error err;
+    if (pf_export_write(&o, &res, &err) != 0) {
+        printf("\n    %s", err.msg);
+        return -1;
+    }
+    pf_export_result_free(&res);
+    char *host = rt_read(out, "blur_host.c");
+    int n = 0;
+    for (const char *p = host; p && (p = strstr(p, "fma.rn.f32")); p++)
+        n++;
+    free(host);
+    return n;
+}
+
+/* A run searched with --strict-float exports kernels compiled as they were measured: no
+ * product fused into its add (before, the export fused them whatever the search had timed). */
+static void test_strict_float_run_exports_strict(void)
+{
+    const char *src = pf_test_tmp("export-strict-src"), *fused = pf_test_tmp("export-fused-run"),
+               *strict = pf_test_tmp("export-strict-run");
+    rt_synthetic run;
+    rt_make_run(src, &run);
+    rt_copy_tree(src, fused);
+    rt_set_backend(fused, "cuda");
+    rt_copy_tree(src, strict);
+    rt_set_cuda_strict_float(strict);
+    int a = exported_fmas(fused, pf_test_tmp("export-fused-out")),
+        b = exported_fmas(strict, pf_test_tmp("export-strict-out"));
+    printf("\n    fma.rn.f32 in the exported PTX: %d as searched by default, %d with --strict-float",
+           a, b);
+    CU_ASSERT(a > 0);
+    CU_ASSERT_EQUAL(b, 0);
+    rt_synthetic_free(&run);
+}
+
 PF_TEST_SUITE(results_export_cuda, PF_TEST(test_gpu_run_exports_cuda),
+              PF_TEST(test_strict_float_run_exports_strict),
               PF_TEST(test_call_without_a_driver), PF_TEST(test_every_app),
               PF_TEST(test_perforated_variants))
