@@ -3,7 +3,7 @@
  * the median of several runs, in milliseconds and as a ratio to one memcpy of the image (a
  * machine-independent unit: "how many passes over the image is this kernel worth"). The masks
  * and sigma maps are the ones the tuner would build: importance f = 0.25 (sigma_imp = h/64),
- * adaptive k = 3, f = 0.25, grid 4x4. Usage: bench_reconstruct [repetitions]. */
+ * adaptive k = 3, f = 0.25 (and k = 2, f = 0.4, bench_scaling's), grid 4x4. Usage: bench_reconstruct [repetitions]. */
 #include "base/clock.h"
 #include "dataset/image.h"
 #include "reconstruct/runtime.h"
@@ -93,6 +93,10 @@ static void k_adaptive_refine(bench_ctx *c)
 {
     pf_rt_adaptive_refine(IMG(c), 3, 0.25, c->mask_out, c->ad_isfine, NULL);
 }
+static void k_adaptive_refine_k2(bench_ctx *c)
+{
+    pf_rt_adaptive_refine(IMG(c), 2, 0.4, c->mask_out, c->ad_isfine, NULL);
+}
 static void k_nearest_index(bench_ctx *c)
 {
     pf_rt_nearest_index(c->imp_mask, c->w, c->h, c->index, NULL);
@@ -156,6 +160,7 @@ static const kernel kernels[] = {
     { "importance mask, all steps", k_importance_all },
     { "adaptive coarse mask k=3", k_adaptive_coarse },
     { "adaptive refine k=3 f=.25", k_adaptive_refine },
+    { "adaptive refine k=2 f=.4", k_adaptive_refine_k2 },
     { "nearest index (Manhattan)", k_nearest_index },
     { "recon nearest (importance)", k_recon_nearest },
     { "recon gaussian (importance)", k_recon_gauss },

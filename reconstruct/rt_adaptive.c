@@ -4,7 +4,7 @@
  * highest-priority coarse samples become fine samples until the sample budget frac*n is reached.
  *
  * The order comes from histograms, not a sort: tiles are bucketed by priority into as many bins
- * as there are tiles; bins are taken whole from the top while even their largest possible
+ * as there are tiles (at most AD_MAX_BINS); bins are taken whole from the top while even their largest possible
  * contribution cannot reach the budget (the union of blocks does not depend on the order in which
  * they are marked), and only the bin where the budget may be reached is ordered further, by the
  * same method. That is O(n) for any ordinary distribution; a pathological one (priorities spread
@@ -21,6 +21,8 @@
 #define AD_SMALL 16
 /* Histogram levels before a bin is handed to qsort. */
 #define AD_MAX_DEPTH 8
+/* Bins of one level at most. */
+#define AD_MAX_BINS ((size_t)1 << 16)
 
 /* Sample state while refining. */
 enum { AD_COARSE = 1, AD_FINE = 2 };
@@ -257,7 +259,10 @@ static int walk_bins(ad_sel *s, uint32_t *idx, uint32_t *scratch, const size_t *
 static int select_binned(ad_sel *s, uint32_t *idx, size_t len, uint32_t *scratch, double lo,
                          double hi, int depth)
 {
-    size_t nb = len;
+    /* At most AD_MAX_BINS bins: the counts stay in cache (a bin per tile at 2048x1536, k = 2,
+     * was 6.3 MB written at random; the selection took 8.7 ms, 6.8 with 64 Ki bins). Any number
+     * of bins gives the same marks: bins only decide what is taken whole. */
+    size_t nb = len < AD_MAX_BINS ? len : AD_MAX_BINS;
     double scale = (double)nb / (hi - lo);
     if (!(scale <= DBL_MAX)) /* a denormal range: too narrow to bin */
         return mark_sorted_qsort(s, idx, len);

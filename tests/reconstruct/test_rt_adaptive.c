@@ -129,6 +129,9 @@ static void test_refine_matches_sort_reference(void)
                 seed++;
             }
     check_against_sort(640, 480, 3, 2, 0.5, DATA_INT, 99, &ok, &runs);
+    /* more tiles than one histogram level's bins (AD_MAX_BINS): 196,608 */
+    check_against_sort(1024, 768, 1, 2, 0.4, DATA_GEOMETRIC, 95, &ok, &runs);
+    check_against_sort(1024, 768, 3, 2, 0.4, DATA_INT, 94, &ok, &runs);
     check_against_sort(640, 480, 1, 3, 0.4, DATA_GEOMETRIC, 98, &ok, &runs);
     check_against_sort(640, 480, 1, 4, 0.7, DATA_BINARY, 97, &ok, &runs);
     check_against_sort(360, 3, 1, 3, 0.95, DATA_RAMP, 96, &ok, &runs);
