@@ -3,7 +3,8 @@
  * the median of several runs, in milliseconds and as a ratio to one memcpy of the image (a
  * machine-independent unit: "how many passes over the image is this kernel worth"). The masks
  * and sigma maps are the ones the tuner would build: importance f = 0.25 (sigma_imp = h/64),
- * adaptive k = 3, f = 0.25 (and k = 2, f = 0.4, bench_scaling's), grid 4x4. Usage: bench_reconstruct [repetitions]. */
+ * adaptive k = 3, f = 0.25 (and k = 2, f = 0.4, bench_scaling's), grid 4x4.
+ * Usage: bench_reconstruct [repetitions]. */
 #include "base/clock.h"
 #include "dataset/image.h"
 #include "reconstruct/runtime.h"

@@ -4,10 +4,10 @@
  * highest-priority coarse samples become fine samples until the sample budget frac*n is reached.
  *
  * The order comes from histograms, not a sort: tiles are bucketed by priority into as many bins
- * as there are tiles (at most AD_MAX_BINS); bins are taken whole from the top while even their largest possible
- * contribution cannot reach the budget (the union of blocks does not depend on the order in which
- * they are marked), and only the bin where the budget may be reached is ordered further, by the
- * same method. That is O(n) for any ordinary distribution; a pathological one (priorities spread
+ * as there are tiles (at most AD_MAX_BINS); bins are taken whole from the top while even their
+ * largest possible contribution cannot reach the budget (the union of blocks does not depend on
+ * the order in which they are marked), and only the bin where the budget may be reached is
+ * ordered further, by the same method. That is O(n) for any ordinary distribution; a pathological one (priorities spread
  * geometrically) is cut off after a few levels by a comparison sort of the remaining bin. */
 #include "reconstruct/runtime.h"
 

@@ -1,6 +1,7 @@
-/* The generated code's allocator (codegen/runtime_alloc.c, on reconstruct/rt_scratch.c): alignment, zeroing and poison on
- * every block, a freed large block taken again by the next allocation of about its size (so
- * a pipeline's second call does not fault its pages in again), and the limits of the cache. */
+/* The generated code's allocator (codegen/runtime_alloc.c, on reconstruct/rt_scratch.c):
+ * alignment, zeroing and poison on every block, a freed large block taken again by the next
+ * allocation of about its size (so a pipeline's second call does not fault its pages in
+ * again), and the limits of the cache. */
 #include "codegen/runtime.h"
 #include "reconstruct/runtime.h"
 #include "tests/harness/harness.h"

@@ -468,8 +468,8 @@ static void test_strict_float_run_exports_strict(void)
     rt_set_cuda_strict_float(strict);
     int a = exported_fmas(fused, pf_test_tmp("export-fused-out")),
         b = exported_fmas(strict, pf_test_tmp("export-strict-out"));
-    printf("\n    fma.rn.f32 in the exported PTX: %d as searched by default, %d with --strict-float",
-           a, b);
+    printf("\n    fma.rn.f32 in the exported PTX: %d as searched by default, %d with "
+           "--strict-float", a, b);
     CU_ASSERT(a > 0);
     CU_ASSERT_EQUAL(b, 0);
     rt_synthetic_free(&run);
