@@ -119,16 +119,25 @@ static void count_records(const char *run, int *valid, int *faulted, int *crashe
     free(text);
 }
 
+/* A small `perfora tune --target cuda` of the blur into run (population and generations as
+ * strings; extra: one more flag, or NULL) on the fake driver; its exit status. */
+static int tune_cuda(const char *fault, const char *err, const char *run, const char *population,
+                     const char *generations, const char *extra)
+{
+    const char *args[] = { "tune", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda", "--out",
+                           run, "--resolution", "256x192", "--max-images", "1", "--population",
+                           population, "--generations", generations, "--jobs", "1",
+                           "--samples", "1", "--min-sample-ms", "1", "--screen-ms", "0", extra,
+                           NULL };
+    return perfora(fault, err, args);
+}
+
 static void test_tune_fault_blames_only_its_candidate(void)
 {
     char dir[] = "/tmp/perfora-gpufault-XXXXXX", run[256], err[256];
     CU_ASSERT_FATAL(scratch(dir, "run", run, "err.txt", err));
-    const char *args[] = { "tune", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda", "--out",
-                           run, "--resolution", "256x192", "--max-images", "1", "--population",
-                           "6", "--generations", "2", "--jobs", "1", "--samples", "1",
-                           "--min-sample-ms", "1", "--screen-ms", "0", NULL };
     /* every worker process faults at its 40th launch: some candidates in each generation */
-    int rc = perfora("40", err, args);
+    int rc = tune_cuda("40", err, run, "6", "2", NULL);
     int valid, faulted, crashed, n;
     count_records(run, &valid, &faulted, &crashed, &n);
     printf("\n    fault at each worker's 40th launch: exit %d, %d records: %d valid, %d with the "
@@ -148,11 +157,7 @@ static void test_tune_cuda_run_resumes(void)
 {
     char dir[] = "/tmp/perfora-gpufault-XXXXXX", run[256], err[256];
     CU_ASSERT_FATAL(scratch(dir, "run", run, "err.txt", err));
-    const char *args[] = { "tune", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda", "--out",
-                           run, "--resolution", "256x192", "--max-images", "1", "--population",
-                           "4", "--generations", "1", "--jobs", "1", "--samples", "1",
-                           "--min-sample-ms", "1", "--screen-ms", "0", NULL };
-    CU_ASSERT_EQUAL_FATAL(perfora(NULL, err, args), 0);
+    CU_ASSERT_EQUAL_FATAL(tune_cuda(NULL, err, run, "4", "1", NULL), 0);
     int valid, faulted, crashed, first;
     count_records(run, &valid, &faulted, &crashed, &first);
     const char *resume[] = { "tune", "--resume", run, "--generations", "2", NULL };
@@ -191,13 +196,8 @@ static void test_tune_strict_float(void)
     for (int strict = 0; strict < 2; strict++) {
         char out[300];
         snprintf(out, sizeof out, "%s%d", run, strict);
-        const char *args[] = { "tune", PF_SOURCE_DIR "/apps/blur.pf", "--target", "cuda",
-                               "--out", out, "--resolution", "256x192", "--max-images", "1",
-                               "--population", "4", "--generations", "1", "--jobs", "1",
-                               "--samples", "1", "--min-sample-ms", "1", "--screen-ms", "0",
-                               strict ? "--strict-float" : NULL, NULL };
         unlink(log);  /* the driver appends */
-        CU_ASSERT_EQUAL(perfora(NULL, err, args), 0);
+        CU_ASSERT_EQUAL(tune_cuda(NULL, err, out, "4", "1", strict ? "--strict-float" : NULL), 0);
         int modules, fused;
         count_modules(log, &modules, &fused);
         char *cfg = pf_run_path(out, PF_RUN_CONFIG), *text = slurp(cfg);
