@@ -7,6 +7,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,24 +22,98 @@ static inline double importance_value(float v)
     return v > 0.0f && v <= FLT_MAX ? (double)v : 0.0;
 }
 
+/* ---- passes over the map in fixed chunks: maxima, integer counts and elementwise writes do
+ * not depend on how the chunks are split across threads, so the results are bit-identical at
+ * any thread count; the sums (the mean, the polishing's) stay serial, in index order. ---- */
+#define MAP_CHUNKS 64
+
+typedef struct map_pass {
+    const float *map;
+    size_t n;
+    float *out;                     /* the elementwise passes' output */
+    double s;                       /* the remap's scale, the floor, or the fill value */
+    double bins_per_unit;           /* the histogram's */
+    float vmax[MAP_CHUNKS];
+    bool any[MAP_CHUNKS];           /* some positive value in the chunk */
+    uint32_t (*count)[PF_RT_REMAP_BINS + 1];  /* per chunk */
+} map_pass;
+
+static size_t chunk_start(size_t n, int32_t c)
+{
+    return n / MAP_CHUNKS * (size_t)c + (n % MAP_CHUNKS) * (size_t)c / MAP_CHUNKS;
+}
+
+/* A loop over the elements i of chunks [begin, end) of p's map (chunk c: elements
+ * [chunk_start(n, c), chunk_start(n, c + 1))). */
+#define FOR_CHUNKS(p, begin, end, i)                                                           \
+    for (int32_t c_ = (begin); c_ < (end); c_++)                                               \
+        for (size_t i = chunk_start((p)->n, c_), e_ = chunk_start((p)->n, c_ + 1); i < e_; i++)
+
+static int32_t floor_task(void *closure, int32_t begin, int32_t end)
+{
+    const map_pass *p = closure;
+    float lo = (float)p->s, *map = p->out;
+    FOR_CHUNKS(p, begin, end, i)
+        if (!(map[i] >= lo) || !(map[i] <= FLT_MAX))
+            map[i] = map[i] > FLT_MAX ? FLT_MAX : lo;
+    return 0;
+}
+
+static int32_t fill_task(void *closure, int32_t begin, int32_t end)
+{
+    const map_pass *p = closure;
+    FOR_CHUNKS(p, begin, end, i)
+        p->out[i] = (float)p->s;
+    return 0;
+}
+
 /* Floors the map at PF_RT_IMPORTANCE_FLOOR times its mean; a map without positive finite values
  * becomes uniform. */
-static void floor_map(float *map, size_t n)
+static void floor_map(float *map, size_t n, pf_par_for par)
 {
     double sum = 0.0;
     for (size_t i = 0; i < n; i++)
         sum += importance_value(map[i]);
+    map_pass p = { .map = map, .n = n, .out = map, .s = 1.0 };
     if (!(sum > 0.0)) {
-        for (size_t i = 0; i < n; i++)
-            map[i] = 1.0f;
+        pf_par_run(par, fill_task, &p, MAP_CHUNKS);
         return;
     }
     float lo = (float)(PF_RT_IMPORTANCE_FLOOR * sum / (double)n);
     if (!(lo > 0.0f)) /* the mean underflowed float: any positive floor will do */
         lo = 1e-38f;
-    for (size_t i = 0; i < n; i++)
-        if (!(map[i] >= lo) || !(map[i] <= FLT_MAX))
-            map[i] = map[i] > FLT_MAX ? FLT_MAX : lo;
+    p.s = lo;
+    pf_par_run(par, floor_task, &p, MAP_CHUNKS);
+}
+
+/* The rows of the importance map's passes: the reference copied densely, then |blur - ref|. */
+typedef struct detail_rows {
+    const float *ref;
+    float *blur, *map;
+    int w;
+    size_t stride;
+} detail_rows;
+
+static int32_t map_copy_rows(void *closure, int32_t begin, int32_t end)
+{
+    const detail_rows *j = closure;
+    for (int32_t y = begin; y < end; y++)
+        memcpy(j->blur + (size_t)y * (size_t)j->w, j->ref + (size_t)y * j->stride,
+               (size_t)j->w * sizeof *j->blur);
+    return 0;
+}
+
+static int32_t map_detail_rows(void *closure, int32_t begin, int32_t end)
+{
+    const detail_rows *j = closure;
+    for (int32_t y = begin; y < end; y++) {
+        const float *in = j->ref + (size_t)y * j->stride;
+        const float *b = j->blur + (size_t)y * (size_t)j->w;
+        float *o = j->map + (size_t)y * (size_t)j->w;
+        for (int x = 0; x < j->w; x++)
+            o[x] = fabsf(b[x] - in[x]);
+    }
+    return 0;
 }
 
 int pf_rt_importance_map(const float *ref, int w, int h, size_t stride, double sigma, float *map)
@@ -56,19 +131,13 @@ int pf_rt_importance_map_par(const float *ref, int w, int h, size_t stride, doub
     float *blur = pf_rt_scratch(n * sizeof *blur);
     if (!blur)
         return PF_RT_ENOMEM;
-    for (int y = 0; y < h; y++)
-        memcpy(blur + (size_t)y * (size_t)w, ref + (size_t)y * stride, (size_t)w * sizeof *blur);
+    detail_rows j = { ref, blur, map, w, stride };
+    pf_par_run(par, map_copy_rows, &j, h);
     pf_gauss_iir_2d_par(blur, w, h, (size_t)w, sigma, sigma, par);
-    for (int y = 0; y < h; y++) {
-        const float *in = ref + (size_t)y * stride;
-        const float *b = blur + (size_t)y * (size_t)w;
-        float *o = map + (size_t)y * (size_t)w;
-        for (int x = 0; x < w; x++)
-            o[x] = fabsf(b[x] - in[x]);
-    }
+    pf_par_run(par, map_detail_rows, &j, h);
     pf_rt_scratch_free(blur);
     pf_gauss_iir_2d_par(map, w, h, (size_t)w, sigma, sigma, par);
-    floor_map(map, n);
+    floor_map(map, n, par);
     return PF_RT_OK;
 }
 
@@ -84,13 +153,42 @@ typedef struct remap_hist {
     size_t zeros;
 } remap_hist;
 
-static void remap_histogram(const float *map, size_t n, remap_hist *hg)
+static int32_t max_task(void *closure, int32_t begin, int32_t end)
 {
-    float vmax = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-        float v = (float)importance_value(map[i]);
-        vmax = v > vmax ? v : vmax;
+    map_pass *p = closure;
+    for (int32_t c = begin; c < end; c++) {
+        float vmax = 0.0f;
+        FOR_CHUNKS(p, c, c + 1, i) {
+            float v = (float)importance_value(p->map[i]);
+            vmax = v > vmax ? v : vmax;
+        }
+        p->vmax[c] = vmax;
     }
+    return 0;
+}
+
+static int32_t count_task(void *closure, int32_t begin, int32_t end)
+{
+    map_pass *p = closure;
+    for (int32_t c = begin; c < end; c++) {
+        uint32_t *count = p->count[c];
+        FOR_CHUNKS(p, c, c + 1, i) {
+            double v = importance_value(p->map[i]);
+            size_t b = (size_t)(v * p->bins_per_unit);
+            count[v == 0.0 ? PF_RT_REMAP_BINS : b < PF_RT_REMAP_BINS ? b : PF_RT_REMAP_BINS - 1]++;
+        }
+    }
+    return 0;
+}
+
+/* Returns PF_RT_OK or PF_RT_ENOMEM. */
+static int remap_histogram(const float *map, size_t n, remap_hist *hg, pf_par_for par)
+{
+    map_pass p = { .map = map, .n = n };
+    pf_par_run(par, max_task, &p, MAP_CHUNKS);
+    float vmax = 0.0f;
+    for (int c = 0; c < MAP_CHUNKS; c++)
+        vmax = p.vmax[c] > vmax ? p.vmax[c] : vmax;
     memset(hg, 0, sizeof *hg);
     hg->vmax = vmax;
     double width = vmax / PF_RT_REMAP_BINS;
@@ -98,17 +196,21 @@ static void remap_histogram(const float *map, size_t n, remap_hist *hg)
         hg->x[k] = (k + 0.5) * width;
     if (vmax == 0.0f) {
         hg->zeros = n;
-        return;
+        return PF_RT_OK;
     }
-    double scale = PF_RT_REMAP_BINS / (double)vmax;
-    for (size_t i = 0; i < n; i++) {
-        double v = importance_value(map[i]);
-        size_t b = (size_t)(v * scale);
-        hg->count[v == 0.0 ? PF_RT_REMAP_BINS : b < PF_RT_REMAP_BINS ? b : PF_RT_REMAP_BINS - 1]++;
-    }
+    p.bins_per_unit = PF_RT_REMAP_BINS / (double)vmax;
+    p.count = pf_rt_scratch_zero(sizeof *p.count * MAP_CHUNKS);
+    if (!p.count)
+        return PF_RT_ENOMEM;
+    pf_par_run(par, count_task, &p, MAP_CHUNKS);
+    for (int c = 0; c < MAP_CHUNKS; c++)
+        for (int k = 0; k <= PF_RT_REMAP_BINS; k++)
+            hg->count[k] += p.count[c][k];
+    pf_rt_scratch_free(p.count);
     for (int k = 0; k < PF_RT_REMAP_BINS; k++)
         hg->h[k] = hg->count[k];
     hg->zeros = hg->count[PF_RT_REMAP_BINS];
+    return PF_RT_OK;
 }
 
 /* Equation (3): the histogram's estimate of sum_i min(s v_i, 1). */
@@ -217,50 +319,87 @@ static double remap_polish(const float *map, size_t n, double fn, double s)
     return s;
 }
 
-double pf_rt_importance_scale_appendix_a(const float *map, size_t n, double frac)
+static double scale_appendix_a(const float *map, size_t n, double frac, pf_par_for par)
 {
     if (!map || n == 0 || !(frac > 0.0 && frac <= 1.0))
         return NAN;
     remap_hist *hg = malloc(sizeof *hg);
-    if (!hg)
+    if (!hg || remap_histogram(map, n, hg, par) != PF_RT_OK) {
+        free(hg);
         return NAN;
-    remap_histogram(map, n, hg);
+    }
     double s = hg->vmax == 0.0 ? frac : remap_scale(hg, frac * (double)n);
     free(hg);
     return s;
 }
 
-int pf_rt_importance_remap(const float *map, size_t n, double frac, float *remapped,
-                           double *scale)
+double pf_rt_importance_scale_appendix_a(const float *map, size_t n, double frac)
+{
+    return scale_appendix_a(map, n, frac, NULL);
+}
+
+static int32_t any_task(void *closure, int32_t begin, int32_t end)
+{
+    map_pass *p = closure;
+    for (int32_t c = begin; c < end; c++) {
+        p->any[c] = false;
+        FOR_CHUNKS(p, c, c + 1, i)
+            if (importance_value(p->map[i]) != 0.0) {
+                p->any[c] = true;
+                break;
+            }
+    }
+    return 0;
+}
+
+/* v' = min(s v, 1); v == 0 stays 0 even for s = inf (which would give NaN). */
+static int32_t remap_task(void *closure, int32_t begin, int32_t end)
+{
+    const map_pass *p = closure;
+    double s = p->s;
+    FOR_CHUNKS(p, begin, end, i) {
+        double v = importance_value(p->map[i]);
+        p->out[i] = v == 0.0 ? 0.0f : (float)(s * v < 1.0 ? s * v : 1.0);
+    }
+    return 0;
+}
+
+int pf_rt_importance_remap_par(const float *map, size_t n, double frac, float *remapped,
+                               double *scale, pf_par_for par)
 {
     if (!map || !remapped || n == 0 || !(frac > 0.0 && frac <= 1.0))
         return PF_RT_EINVAL;
-    double s = pf_rt_importance_scale_appendix_a(map, n, frac);
+    double s = scale_appendix_a(map, n, frac, par);
     if (isnan(s))
         return PF_RT_ENOMEM;
-    int empty = 1;
-    for (size_t i = 0; i < n && empty; i++)
-        empty = importance_value(map[i]) == 0.0;
+    map_pass p = { .map = map, .n = n, .out = remapped };
+    pf_par_run(par, any_task, &p, MAP_CHUNKS);
+    bool empty = true;
+    for (int c = 0; c < MAP_CHUNKS; c++)
+        empty = empty && !p.any[c];
     if (empty) { /* no information: a uniform density, as if every value were 1 */
-        for (size_t i = 0; i < n; i++)
-            remapped[i] = (float)frac;
+        p.s = frac;
+        pf_par_run(par, fill_task, &p, MAP_CHUNKS);
         if (scale)
             *scale = frac;
         return PF_RT_OK;
     }
-    s = remap_polish(map, n, frac * (double)n, s);
-    for (size_t i = 0; i < n; i++) {
-        double v = importance_value(map[i]);
-        /* v == 0 stays 0 even for s = inf (which would give NaN). */
-        remapped[i] = v == 0.0 ? 0.0f : (float)(s * v < 1.0 ? s * v : 1.0);
-    }
+    p.s = s = remap_polish(map, n, frac * (double)n, s);
+    pf_par_run(par, remap_task, &p, MAP_CHUNKS);
     if (scale)
         *scale = s;
     return PF_RT_OK;
 }
 
-int pf_rt_importance_mask(const float *map, int w, int h, double frac, pf_rt_dither_method method,
-                          uint8_t *mask, float *remapped, size_t *count)
+int pf_rt_importance_remap(const float *map, size_t n, double frac, float *remapped,
+                           double *scale)
+{
+    return pf_rt_importance_remap_par(map, n, frac, remapped, scale, NULL);
+}
+
+int pf_rt_importance_mask_par(const float *map, int w, int h, double frac,
+                              pf_rt_dither_method method, uint8_t *mask, float *remapped,
+                              size_t *count, pf_par_for par)
 {
     if (!map || !mask || w <= 0 || h <= 0 || !(frac > 0.0 && frac <= 1.0))
         return PF_RT_EINVAL;
@@ -268,10 +407,16 @@ int pf_rt_importance_mask(const float *map, int w, int h, double frac, pf_rt_dit
     float *m = remapped ? remapped : pf_rt_scratch(n * sizeof *m);
     if (!m)
         return PF_RT_ENOMEM;
-    int rc = pf_rt_importance_remap(map, n, frac, m, NULL);
+    int rc = pf_rt_importance_remap_par(map, n, frac, m, NULL, par);
     if (rc == PF_RT_OK)
         rc = pf_rt_dither(m, w, h, method, mask, count);
     if (m != remapped)
         pf_rt_scratch_free(m);
     return rc;
+}
+
+int pf_rt_importance_mask(const float *map, int w, int h, double frac, pf_rt_dither_method method,
+                          uint8_t *mask, float *remapped, size_t *count)
+{
+    return pf_rt_importance_mask_par(map, w, h, frac, method, mask, remapped, count, NULL);
 }

@@ -110,6 +110,10 @@ int pf_rt_importance_map_par(const float *ref, int w, int h, size_t stride, doub
  * NULL) receives s (+inf when every nonzero value saturates). O(n + m). */
 int pf_rt_importance_remap(const float *map, size_t n, double frac, float *remapped,
                            double *scale);
+/* The same with its passes over the map split by par (bit-identical at any thread count: the
+ * sums stay serial). */
+int pf_rt_importance_remap_par(const float *map, size_t n, double frac, float *remapped,
+                               double *scale, pf_par_for par);
 /* Appendix A's scale alone, before polishing (for tests and diagnostics); NaN on bad arguments. */
 double pf_rt_importance_scale_appendix_a(const float *map, size_t n, double frac);
 
@@ -142,6 +146,10 @@ const short *pf_rt_ostromoukhov_row(int level);
  * remapped importance that pf_rt_sigma_importance needs. frac in (0, 1]. */
 int pf_rt_importance_mask(const float *map, int w, int h, double frac, pf_rt_dither_method method,
                           uint8_t *mask, float *remapped, size_t *count);
+/* The same with the remapping split by par (the dithering is serial: an error diffusion). */
+int pf_rt_importance_mask_par(const float *map, int w, int h, double frac,
+                              pf_rt_dither_method method, uint8_t *mask, float *remapped,
+                              size_t *count, pf_par_for par);
 
 /* ======================================================================================== */
 /* Adaptive sampling (Section 3.1, the paper's version)                                     */

@@ -126,10 +126,19 @@ static uint8_t *mask_from_floats(const float *mask, size_t n)
     return m;
 }
 
-static void mask_to_floats(const uint8_t *m, size_t n, float value, float *out)
+/* A 0/1 mask as floats 1/0, rows [begin, end) of `row` elements. */
+typedef struct float_mask {
+    const uint8_t *m;
+    size_t row;
+    float *out;
+} float_mask;
+
+static int32_t mask_to_floats(void *closure, int32_t begin, int32_t end)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] = m[i] ? value : 0.0f;
+    const float_mask *j = closure;
+    for (size_t i = (size_t)begin * j->row; i < (size_t)end * j->row; i++)
+        j->out[i] = j->m[i] ? 1.0f : 0.0f;
+    return 0;
 }
 
 static int plane_ok(int32_t n1, int32_t n2)
@@ -146,17 +155,27 @@ static int64_t clamp_index(int64_t i, int64_t n)
 
 /* R0 of docs/perforation.md §2: channel 0 (index 0 beyond the first two dimensions) of ref at
  * the lattice points of the mask plane, clamped into ref. */
-static void sample_reference(const pf_buffer *ref, const int64_t *lo, const int64_t *step,
-                             int32_t n1, int32_t n2, float *r0)
+/* The reference at the lattice's points, rows [begin, end) of r0 (n1 a row). */
+typedef struct reference_job {
+    const pf_buffer *ref;
+    const int64_t *lo, *step;
+    int32_t n1;
+    float *r0;
+} reference_job;
+
+static int32_t sample_reference(void *closure, int32_t begin, int32_t end)
 {
+    const reference_job *j = closure;
+    const pf_buffer *ref = j->ref;
     int64_t e1 = ref->ndims > 1 ? ref->extent[1] : 1, s1 = ref->ndims > 1 ? ref->stride[1] : 0;
-    for (int32_t j2 = 0; j2 < n2; j2++) {
-        int64_t y = clamp_index(lo[1] + j2 * step[1], e1);
-        for (int32_t j1 = 0; j1 < n1; j1++) {
-            int64_t x = clamp_index(lo[0] + j1 * step[0], ref->extent[0]);
-            r0[(size_t)j2 * (size_t)n1 + (size_t)j1] = ref->data[x * ref->stride[0] + y * s1];
+    for (int32_t j2 = begin; j2 < end; j2++) {
+        int64_t y = clamp_index(j->lo[1] + j2 * j->step[1], e1);
+        for (int32_t j1 = 0; j1 < j->n1; j1++) {
+            int64_t x = clamp_index(j->lo[0] + j1 * j->step[0], ref->extent[0]);
+            j->r0[(size_t)j2 * (size_t)j->n1 + (size_t)j1] = ref->data[x * ref->stride[0] + y * s1];
         }
     }
+    return 0;
 }
 
 static int buffer_ok(const pf_buffer *b)
@@ -189,14 +208,16 @@ int pf_srt_importance_mask_par(const pf_buffer *ref, const int64_t *lo, const in
     uint8_t *m8 = pf_rt_scratch(n);
     int rc = PF_RT_ENOMEM;
     if (r0 && map && m8) {
-        sample_reference(ref, lo, step, n1, n2, r0);
+        reference_job j = { ref, lo, step, n1, r0 };
+        pf_par_run(par, sample_reference, &j, n2);
         rc = pf_rt_importance_map_par(r0, n1, n2, (size_t)n1, (double)sigma_imp * (double)n2,
                                       map, par);
         if (rc == PF_RT_OK)
-            rc = pf_rt_importance_mask(map, n1, n2, frac, PF_RT_DITHER_OSTROMOUKHOV, m8,
-                                       remapped, NULL);
+            rc = pf_rt_importance_mask_par(map, n1, n2, frac, PF_RT_DITHER_OSTROMOUKHOV, m8,
+                                           remapped, NULL, par);
+        float_mask fm = { m8, (size_t)n1, mask };
         if (rc == PF_RT_OK)
-            mask_to_floats(m8, n, 1.0f, mask);
+            pf_par_run(par, mask_to_floats, &fm, n2);
     }
     pf_rt_scratch_free(r0);
     pf_rt_scratch_free(map);
