@@ -7,8 +7,9 @@
  * as there are tiles (at most AD_MAX_BINS); bins are taken whole from the top while even their
  * largest possible contribution cannot reach the budget (the union of blocks does not depend on
  * the order in which they are marked), and only the bin where the budget may be reached is
- * ordered further, by the same method. That is O(n) for any ordinary distribution; a pathological one (priorities spread
- * geometrically) is cut off after a few levels by a comparison sort of the remaining bin. */
+ * ordered further, by the same method. That is O(n) for any ordinary distribution; a
+ * pathological one (priorities spread geometrically) is cut off after a few levels by a
+ * comparison sort of the remaining bin. */
 #include "reconstruct/runtime.h"
 
 #include <float.h>

@@ -154,8 +154,7 @@ static int64_t clamp_index(int64_t i, int64_t n)
 }
 
 /* R0 of docs/perforation.md §2: channel 0 (index 0 beyond the first two dimensions) of ref at
- * the lattice points of the mask plane, clamped into ref. */
-/* The reference at the lattice's points, rows [begin, end) of r0 (n1 a row). */
+ * the lattice points of the mask plane, clamped into ref; rows [begin, end) of r0 (n1 a row). */
 typedef struct reference_job {
     const pf_buffer *ref;
     const int64_t *lo, *step;
@@ -172,7 +171,8 @@ static int32_t sample_reference(void *closure, int32_t begin, int32_t end)
         int64_t y = clamp_index(j->lo[1] + j2 * j->step[1], e1);
         for (int32_t j1 = 0; j1 < j->n1; j1++) {
             int64_t x = clamp_index(j->lo[0] + j1 * j->step[0], ref->extent[0]);
-            j->r0[(size_t)j2 * (size_t)j->n1 + (size_t)j1] = ref->data[x * ref->stride[0] + y * s1];
+            float v = ref->data[x * ref->stride[0] + y * s1];
+            j->r0[(size_t)j2 * (size_t)j->n1 + (size_t)j1] = v;
         }
     }
     return 0;
