@@ -227,6 +227,11 @@ static ir_func *lower_and_optimize(pf_arena *arena, const pf_program *prog,
     return f;
 }
 
+pf_gpu_ptx_options pf_compile_ptx_options(const pf_compile_options *o)
+{
+    return (pf_gpu_ptx_options){ .sm = o->gpu_arch, .strict_float = o->strict_float };
+}
+
 ir_func *pf_variant_loop_ir_with(const pf_program *prog, const pf_param_values *params,
                                  const pf_plan *plan, const pf_compile_options *o,
                                  pf_arena *arena, pf_error *err)
@@ -369,7 +374,7 @@ static int build_cuda(pf_variant *v, const ir_func *f, const pf_compile_options 
                       pf_error *err)
 {
     pf_gpu_module m;
-    pf_gpu_ptx_options po = { .sm = o->gpu_arch, .strict_float = o->strict_float };
+    pf_gpu_ptx_options po = pf_compile_ptx_options(o);
     if (pf_gpu_emit_ptx(f, &po, &m, err))
         return -1;
     v->stats.gpu_kernels = m.n_kernels;

@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "codegen/gpu_device.h"
+#include "codegen/gpu_ptx.h"
 #include "lang/lang.h"
 #include "perforate/plan.h"
 
@@ -81,6 +82,10 @@ struct ir_func *pf_variant_loop_ir(const pf_program *prog, const pf_param_values
 struct ir_func *pf_variant_loop_ir_with(const pf_program *prog, const pf_param_values *params,
                                         const pf_plan *plan, const pf_compile_options *o,
                                         pf_arena *arena, pf_error *err);
+
+/* The PTX options that o asks for (its gpu_arch, strict_float): what build_cuda compiles with,
+ * and what a CUDA export of the same variant must compile with. */
+pf_gpu_ptx_options pf_compile_ptx_options(const pf_compile_options *o);
 
 /* The plan target of this machine (its preferred vector width), for pf_plan_new & co. */
 pf_plan_target pf_host_plan_target(void);

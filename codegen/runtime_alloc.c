@@ -5,7 +5,6 @@
 #include "reconstruct/runtime.h"
 
 #include <math.h>
-#include <string.h>
 
 static int poison;  /* set before compiled code runs, read only while it runs */
 
@@ -19,12 +18,8 @@ void *pf_rt_alloc(int64_t bytes, int32_t zero)
     if (bytes <= 0 || (uint64_t)bytes > ((uint64_t)1 << 40))
         return NULL;
     size_t n = ((size_t)bytes + 63) & ~(size_t)63;
-    float *p = pf_rt_scratch(n);
-    if (!p)
-        return NULL;
-    if (zero)
-        memset(p, 0, n);
-    else if (poison)
+    float *p = zero ? pf_rt_scratch_zero(n) : pf_rt_scratch(n);
+    if (p && !zero && poison)
         for (size_t i = 0; i < n / sizeof(float); i++)
             p[i] = NAN;
     return p;

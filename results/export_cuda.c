@@ -41,8 +41,9 @@ int pf_export_cuda(const pf_export_options *o, const pf_export_source *s,
     pf_gpu_module m = { 0 };
     pf_strbuf host;
     pf_sb_init(&host);
-    pf_compile_options co = { .no_gpu_rows = s->no_gpu_rows };  /* as the search compiled it */
-    pf_gpu_ptx_options po = { .strict_float = s->strict_float };
+    /* as the search compiled it */
+    pf_compile_options co = { .strict_float = s->strict_float, .no_gpu_rows = s->no_gpu_rows };
+    pf_gpu_ptx_options po = pf_compile_ptx_options(&co);
     ir_func *f = pf_variant_loop_ir_with(s->prog, &s->pv, plan, &co, &arena, err);
     int rc = f ? 0 : -1;
     if (rc == 0)
